@@ -1,0 +1,30 @@
+"""Errors toolscout raises on purpose; each message says what was wrong and how to fix it."""
+
+from __future__ import annotations
+
+
+class ToolScoutError(Exception):
+    """Base class of every error toolscout raises on purpose."""
+
+
+class ToolDefinitionError(ToolScoutError, ValueError):
+    """A tool definition is malformed (wrong types, a schema that is not an object...)."""
+
+
+class CatalogFormatError(ToolScoutError, ValueError):
+    """A payload or file does not have any tool-definition shape toolscout knows."""
+
+
+class DuplicateToolError(ToolScoutError, ValueError):
+    """Two tools share an id: the same name twice in one namespace."""
+
+
+class UnknownToolError(ToolScoutError, KeyError):
+    """No tool with that id is in the catalog."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""
+
+
+class SearchConfigError(ToolScoutError, ValueError):
+    """A search engine or index was configured with an impossible value."""
