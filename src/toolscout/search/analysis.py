@@ -1,0 +1,132 @@
+"""Text analysis for tool text: identifiers, Unicode, stopwords, stems.
+
+Tool text mixes prose with identifiers (`sendSlackMessage`, `get_current_weather`, `v2-api`,
+`math.factorial`). An identifier yields its parts (`send`, `slack`, `messag`) for matching
+prose, and the whole identifier too, so that a query naming the tool exactly ranks it first.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+#: Longest text analysed per field: bounds the cost of a 1 MB description, and a stuffed
+#: description gains nothing past it.
+MAX_FIELD_CHARS = 20_000
+
+# A chunk of word characters, possibly joined by the separators identifiers use.
+_CHUNK = re.compile(r"\w+(?:[._\-/:]\w+)*")
+_SEPARATOR = re.compile(r"[._\-/:]+")
+# camelCase and PascalCase boundaries: sendSlackMessage -> send|Slack|Message, HTTPServer ->
+# HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
+_CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_LATIN_ACCENTS = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")
+
+#: English function words that carry no meaning about what a tool does. Verbs tools are
+#: named after (get, set, list, show, make, find, call...) are deliberately absent.
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    please let lets i'd i'm i've you're it's can't don't also would like want need""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """A query word and the index term it becomes."""
+
+    word: str
+    """The word as typed, casefolded (or a whole identifier)."""
+    term: str
+    """The analysed term (stemmed), as stored in the index."""
+
+
+class Analyzer:
+    """Turns text into index terms. One instance per index; caches per distinct word."""
+
+    def __init__(self, language: str = "english", *, stopwords: Iterable[str] | None = None):
+        self.language = language
+        self.stopwords = frozenset(ENGLISH_STOPWORDS if stopwords is None else stopwords)
+        self._stemmer = Stemmer.Stemmer(language)
+        self._chunk_cache: dict[str, tuple[QueryTerm, ...]] = {}
+
+    def terms(self, text: str) -> list[str]:
+        """The index terms of `text`, in order, with repeats (term frequency counts)."""
+        return [qt.term for qt in self.query_terms(text)]
+
+    def query_terms(self, text: str) -> list[QueryTerm]:
+        """Words of `text` with their index terms, in order, with repeats."""
+        out: list[QueryTerm] = []
+        for chunk in _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS])):
+            cached = self._chunk_cache.get(chunk)
+            if cached is None:
+                cached = self._analyse_chunk(chunk)
+                if len(self._chunk_cache) < 500_000:  # bounded: queries are user input
+                    self._chunk_cache[chunk] = cached
+            out.extend(cached)
+        return out
+
+    def stem(self, word: str) -> str:
+        """The stem of one casefolded word."""
+        return str(self._stemmer.stemWord(word))
+
+    def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
+        parts = [
+            part.casefold()
+            for piece in _SEPARATOR.split(chunk)
+            for part in _CASE_BOUNDARY.split(piece)
+        ]
+        parts = [p for p in parts if p]
+        terms = [QueryTerm(p, self._term(p)) for p in parts if p not in self.stopwords]
+        if len(parts) > 1:
+            whole = chunk.casefold()
+            terms.append(QueryTerm(whole, whole))
+        return tuple(terms)
+
+    def _term(self, word: str) -> str:
+        return word if word.isdigit() else self.stem(word)
+
+
+def normalize(text: str) -> str:
+    """NFKC, with accents dropped from Latin letters (café → cafe), other scripts intact."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", _LATIN_ACCENTS.sub("", decomposed))
+
+
+@lru_cache(maxsize=8)
+def default_analyzer(language: str = "english") -> Analyzer:
+    """A shared analyzer per language (analyzers are stateless but for their caches)."""
+    return Analyzer(language)
+
+
+def highlight_spans(
+    text: str, index_terms: Iterable[str], analyzer: Analyzer | None = None
+) -> list[tuple[int, int]]:
+    """Character spans of the words in `text` that analyse to one of `index_terms`.
+
+    For highlighting matched terms (`MatchedTerm.index_term`) in a tool's name or description.
+    A word matches when any of its analysed terms does: `getWeather` is highlighted whole
+    for a match on `weather`.
+    """
+    wanted = set(index_terms)
+    if not wanted:
+        return []
+    analyzer = analyzer or default_analyzer()
+    spans: list[tuple[int, int]] = []
+    for match in _CHUNK.finditer(text):
+        if any(term in wanted for term in analyzer.terms(match.group())):
+            spans.append(match.span())
+    return spans

@@ -1,0 +1,127 @@
+"""What every search engine returns, and the interface each engine implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from toolscout.catalog.tool import Tool
+
+Field = Literal[
+    "name",
+    "namespace",
+    "description",
+    "parameter_names",
+    "parameter_descriptions",
+    "enum_values",
+    "tags",
+]
+"""A searchable part of a tool; each is indexed separately."""
+
+FIELDS: tuple[Field, ...] = (
+    "name",
+    "namespace",
+    "description",
+    "parameter_names",
+    "parameter_descriptions",
+    "enum_values",
+    "tags",
+)
+
+MatchKind = Literal["exact", "synonym", "prefix", "pattern"]
+
+ToolFilter = Callable[[Tool], bool]
+"""Keeps a tool in the results when it returns True."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedTerm:
+    """One query term that contributed to a hit."""
+
+    query_term: str
+    """The word as it appeared in the query (casefolded)."""
+    index_term: str
+    """The analysed term that matched in the tool (stemmed; for prefix and synonym matches,
+    the tool's term, which differs from the query's)."""
+    fields: tuple[Field, ...]
+    """The fields of the tool the term was found in."""
+    kind: MatchKind
+    """`exact` (same stem), `synonym` (from the built-in synonym table), `prefix` (the query
+    word is the start of the tool's word) or `pattern` (a regex match)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A tool found by a search, with how well and why it matched."""
+
+    tool: Tool
+    """The tool as it is in the catalog now (never a stale copy)."""
+    score: float
+    """The engine's raw score: comparable within one query, not across queries or engines."""
+    normalized_score: float
+    """0–1, comparable across queries and catalogs: `score / (score + scale)`. For BM25 the
+    scale is the score of one query word that no other tool has, found once in both the
+    tool's name and description; so 0.5 is that much evidence, 0.8 four times as much, and
+    0.2 a quarter of it (a common word, or a word only in a parameter). For regex: 1."""
+    matched_terms: tuple[MatchedTerm, ...] = ()
+    """Which query terms hit which fields, for explanations and highlighting."""
+    rank: int = 0
+    """1-based position in the results."""
+
+    @property
+    def matched_fields(self) -> dict[str, tuple[Field, ...]]:
+        """Query term → fields it matched in, merged over match kinds."""
+        merged: dict[str, set[Field]] = {}
+        for term in self.matched_terms:
+            merged.setdefault(term.query_term, set()).update(term.fields)
+        return {term: tuple(f for f in FIELDS if f in found) for term, found in merged.items()}
+
+
+class SearchResults(list[SearchHit]):
+    """The hits of one search, best first: a plain list, plus a `notice` for the model.
+
+    `notice` explains an empty or cut-short result (an invalid pattern, a query with no
+    searchable words, nothing above the threshold) in words fit to show a model.
+    """
+
+    def __init__(
+        self, hits: Iterable[SearchHit] = (), *, query: str = "", notice: str | None = None
+    ) -> None:
+        super().__init__(hits)
+        self.query = query
+        self.notice = notice
+
+    def __repr__(self) -> str:
+        return f"SearchResults({list.__repr__(self)}, query={self.query!r}, notice={self.notice!r})"
+
+
+class SearchEngine(ABC):
+    """A ranking over a fixed list of tools. `ToolIndex` keeps engines in step with the
+    catalog, applies thresholds and filters, and resolves hits to current tools."""
+
+    @abstractmethod
+    def rebuild(self, tools: Sequence[Tool]) -> None:
+        """Index these tools, in this order; reuse whatever earlier work still applies."""
+
+    @abstractmethod
+    def rank(self, query: str, limit: int) -> RankedCandidates:
+        """Candidates for `query`, best first, at least `limit` of them when there are."""
+
+    @abstractmethod
+    def explain(self, query: str, position: int) -> tuple[MatchedTerm, ...]:
+        """Which query terms matched the tool at `position`, in which fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankedCandidates:
+    """An engine's answer before thresholds, filters and `k` are applied."""
+
+    positions: Sequence[int]
+    """Indexes into the tool list given to `rebuild`, best first."""
+    scores: Sequence[float]
+    normalized_scores: Sequence[float]
+    notice: str | None = None
+    exhaustive: bool = True
+    """False when more candidates exist beyond those returned (ask again with a larger limit)."""

@@ -1,0 +1,209 @@
+"""`ToolIndex`: search a live catalog with any engine, behind one interface."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, TypeAlias
+
+from toolscout.catalog.catalog import Catalog
+from toolscout.catalog.tool import Tool
+from toolscout.errors import SearchConfigError
+from toolscout.search.base import SearchEngine, SearchHit, SearchResults, ToolFilter
+from toolscout.search.bm25 import BM25Engine, BM25Options
+from toolscout.search.regex import RegexEngine, RegexOptions
+
+EngineName: TypeAlias = Literal["bm25", "regex"]
+
+#: Default `threshold` for BM25: hits whose normalized score is below it are dropped, so a
+#: query no tool serves returns nothing. Chosen on the BFCL dev split (see benchmarks/).
+DEFAULT_THRESHOLD = 0.4
+
+#: The most results one search returns.
+MAX_K = 100
+
+#: Queries longer than this are cut before analysis; a tool request is a sentence or two.
+MAX_QUERY_CHARS = 4_000
+
+
+class ToolIndex:
+    """Ranked, explained search over a catalog's tools.
+
+    The index follows its catalog: tools added, removed or replaced are searchable (or gone)
+    at the next search, and only changed tools are re-analysed. Pinned tools are always
+    visible to the model, so they are never search results.
+
+    Args:
+        catalog: a `Catalog`, or tool definitions in any shape a `Catalog` accepts.
+        engine: `"bm25"` for ranked keyword search, `"regex"` for patterns.
+        threshold: default lowest `normalized_score` a hit may have (0–1); 0 keeps every
+            match. Only BM25 scores vary; regex hits all score 1.
+        bm25: options for the BM25 engine.
+        regex: options for the regex engine.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog | Iterable[Any],
+        engine: EngineName = "bm25",
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        bm25: BM25Options | None = None,
+        regex: RegexOptions | None = None,
+    ) -> None:
+        self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
+        self.engine_name = engine
+        self.threshold = _check_threshold(threshold)
+        self._engine = _make_engine(engine, bm25, regex)
+        self._lock = threading.RLock()
+        self._version = -1
+        self._tools: list[Tool] = []
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        min_score: float | None = None,
+        threshold: float | None = None,
+        filter: ToolFilter | None = None,
+    ) -> SearchResults:
+        """The `k` best tools for `query`, best first.
+
+        Args:
+            query: words describing the tool needed (BM25) or a pattern (regex).
+            k: how many results at most (1–100).
+            min_score: drop hits whose raw `score` is below this.
+            threshold: drop hits whose `normalized_score` is below this (0–1); `None` uses
+                the index default, 0 disables it.
+            filter: keep only tools for which it returns True; applied before `k`, so a
+                filtered search still returns up to `k` tools.
+
+        An empty result carries a `notice` explaining why, fit to show a model.
+        """
+        k = _check_k(k)
+        threshold = self.threshold if threshold is None else _check_threshold(threshold)
+        if not isinstance(query, str):
+            raise SearchConfigError(f"query must be a string, got {type(query).__name__}")
+        query = query[:MAX_QUERY_CHARS]
+        with self._lock:  # the engine's positions refer to this exact tool list
+            tools = self._current_tools()
+            limit = k
+            while True:
+                candidates = self._engine.rank(query, limit)
+                hits = self._accept(query, tools, candidates, k, min_score, threshold, filter)
+                if len(hits) >= k or candidates.exhaustive:
+                    break
+                limit *= 4  # the filter or thresholds rejected some: look further down
+        notice = candidates.notice
+        if not hits and notice is None:
+            notice = _nothing_relevant_notice(candidates.positions, filter)
+        return SearchResults(hits, query=query, notice=notice)
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int = 5,
+        *,
+        min_score: float | None = None,
+        threshold: float | None = None,
+        filter: ToolFilter | None = None,
+    ) -> list[SearchResults]:
+        """`search` for each query, against one consistent view of the catalog."""
+        with self._lock:
+            return [
+                self.search(query, k, min_score=min_score, threshold=threshold, filter=filter)
+                for query in queries
+            ]
+
+    def refresh(self) -> bool:
+        """Catch up with the catalog now instead of at the next search; True if it changed."""
+        before = self._version
+        self._current_tools()
+        return self._version != before
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The searchable tools (the catalog without pinned tools), in catalog order."""
+        return list(self._current_tools())
+
+    def _current_tools(self) -> list[Tool]:
+        with self._lock:
+            version, tools = self.catalog.snapshot()
+            if version != self._version:
+                searchable = [tool for tool in tools if not tool.pinned]
+                self._engine.rebuild(searchable)
+                self._tools, self._version = searchable, version
+            return self._tools
+
+    def _accept(
+        self,
+        query: str,
+        tools: list[Tool],
+        candidates: Any,
+        k: int,
+        min_score: float | None,
+        threshold: float,
+        tool_filter: ToolFilter | None,
+    ) -> list[SearchHit]:
+        hits: list[SearchHit] = []
+        for position, score, normalized in zip(
+            candidates.positions, candidates.scores, candidates.normalized_scores, strict=True
+        ):
+            if normalized < threshold or (min_score is not None and score < min_score):
+                continue
+            tool = tools[position]
+            if tool_filter is not None and not tool_filter(tool):
+                continue
+            hits.append(
+                SearchHit(
+                    tool=tool,
+                    score=score,
+                    normalized_score=normalized,
+                    matched_terms=self._engine.explain(query, position),
+                    rank=len(hits) + 1,
+                )
+            )
+            if len(hits) == k:
+                break
+        return hits
+
+    def __repr__(self) -> str:
+        return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
+
+
+def _make_engine(
+    engine: str, bm25: BM25Options | None, regex: RegexOptions | None
+) -> SearchEngine:
+    if engine == "bm25":
+        return BM25Engine(bm25)
+    if engine == "regex":
+        return RegexEngine(regex)
+    raise SearchConfigError(f"unknown engine {engine!r}; choose 'bm25' or 'regex'")
+
+
+def _check_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise SearchConfigError(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
+    return k
+
+
+def _check_threshold(threshold: object) -> float:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not math.isfinite(threshold)
+        or not 0 <= threshold <= 1
+    ):
+        raise SearchConfigError(f"threshold must be between 0 and 1, got {threshold!r}")
+    return float(threshold)
+
+
+def _nothing_relevant_notice(positions: Sequence[int], tool_filter: ToolFilter | None) -> str:
+    if positions and tool_filter is not None:
+        return "No tool you may use matches this query. Do not retry the same words."
+    return (
+        "No tool is relevant enough to this query. Do not retry the same words: describe "
+        "the task differently, or go on without a tool."
+    )
