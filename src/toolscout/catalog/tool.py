@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-
 #: Separator between namespace and name in a tool id: `weather__get_forecast`.
 #: Two underscores keep the id valid as an OpenAI / Anthropic function name
 #: (`^[a-zA-Z0-9_-]{1,64}$`), where a dot or slash would not be.

@@ -1,0 +1,34 @@
+"""Tools and where they come from: the `Tool` model, the live `Catalog`, ingestion and export."""
+
+from toolscout.catalog.callables import tool_from_callable
+from toolscout.catalog.catalog import Catalog
+from toolscout.catalog.export import (
+    ExportFormat,
+    NameBy,
+    export_tools,
+    to_anthropic,
+    to_mcp,
+    to_openai_chat,
+    to_openai_responses,
+)
+from toolscout.catalog.files import load_tools
+from toolscout.catalog.ingest import KNOWN_SHAPES, to_tools
+from toolscout.catalog.tool import NAMESPACE_SEPARATOR, Tool, make_tool_id
+
+__all__ = [
+    "KNOWN_SHAPES",
+    "NAMESPACE_SEPARATOR",
+    "Catalog",
+    "ExportFormat",
+    "NameBy",
+    "Tool",
+    "export_tools",
+    "load_tools",
+    "make_tool_id",
+    "to_anthropic",
+    "to_mcp",
+    "to_openai_chat",
+    "to_openai_responses",
+    "to_tools",
+    "tool_from_callable",
+]

@@ -1,0 +1,128 @@
+"""`Catalog`: the live, ordered set of tools an index searches."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from toolscout.catalog.ingest import to_tools
+from toolscout.catalog.tool import Tool
+from toolscout.errors import DuplicateToolError, UnknownToolError
+
+
+class Catalog:
+    """An ordered collection of tools with unique ids, changeable at run time.
+
+    Order is insertion order (a replaced tool keeps its place); search engines break ties by it.
+    Every change bumps `version`, which is how indexes notice they must catch up. Accepts
+    `Tool` objects and anything `toolscout.catalog.to_tools` understands: Python callables,
+    OpenAI / Anthropic / MCP tool definitions, or lists of them.
+    """
+
+    def __init__(self, tools: Iterable[Any] | Any = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._lock = threading.RLock()
+        self._version = 0
+        self.add(tools)
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, namespace: str | None = None) -> Catalog:
+        """Load a JSON or YAML file holding tool definitions in any supported shape."""
+        from toolscout.catalog.files import load_tools
+
+        return cls(load_tools(path, namespace=namespace))
+
+    @property
+    def version(self) -> int:
+        """A counter bumped by every add, remove or replace."""
+        return self._version
+
+    def add(self, tools: Iterable[Any] | Any) -> list[Tool]:
+        """Add one tool or many; all or none are added.
+
+        Raises:
+            DuplicateToolError: a tool's id is already in the catalog, or twice in `tools`.
+        """
+        new_tools = to_tools(tools)
+        with self._lock:
+            seen: set[str] = set()
+            for tool in new_tools:
+                if tool.id in self._tools or tool.id in seen:
+                    raise DuplicateToolError(_duplicate_message(tool))
+                seen.add(tool.id)
+            for tool in new_tools:
+                self._tools[tool.id] = tool
+            if new_tools:
+                self._version += 1
+        return new_tools
+
+    def remove(self, *tool_ids: str) -> None:
+        """Remove tools by id; all or none are removed.
+
+        Raises:
+            UnknownToolError: an id is not in the catalog.
+        """
+        with self._lock:
+            for tool_id in tool_ids:
+                self._require(tool_id)
+            for tool_id in tool_ids:
+                del self._tools[tool_id]
+            if tool_ids:
+                self._version += 1
+
+    def replace(self, tool: Any) -> Tool:
+        """Swap in a new definition for the tool with the same id, keeping its position.
+
+        Raises:
+            UnknownToolError: no tool with that id to replace (use `add`).
+        """
+        (new_tool,) = to_tools([tool])
+        with self._lock:
+            self._require(new_tool.id)
+            self._tools[new_tool.id] = new_tool
+            self._version += 1
+        return new_tool
+
+    def get(self, tool_id: str) -> Tool | None:
+        """The tool with this id, or None."""
+        return self._tools.get(tool_id)
+
+    def by_name(self, name: str) -> list[Tool]:
+        """All tools called `name`, across namespaces, in catalog order."""
+        return [tool for tool in self._tools.values() if tool.name == name]
+
+    def snapshot(self) -> tuple[int, list[Tool]]:
+        """The version and the tools in order, read together so they agree."""
+        with self._lock:
+            return self._version, list(self._tools.values())
+
+    def __getitem__(self, tool_id: str) -> Tool:
+        return self._require(tool_id)
+
+    def __contains__(self, tool_id: object) -> bool:
+        return tool_id in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"Catalog({len(self)} tools, version {self._version})"
+
+    def _require(self, tool_id: str) -> Tool:
+        try:
+            return self._tools[tool_id]
+        except KeyError:
+            raise UnknownToolError(f"no tool with id {tool_id!r} in the catalog") from None
+
+
+def _duplicate_message(tool: Tool) -> str:
+    where = f"namespace {tool.namespace!r}" if tool.namespace else "the catalog (no namespace)"
+    return (
+        f"tool {tool.name!r} appears twice in {where} (id {tool.id!r}); rename one, "
+        "or give them different namespaces"
+    )

@@ -1,0 +1,49 @@
+"""Build a `Tool` from raw fields, turning pydantic's error report into one readable line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from toolscout.catalog.tool import Tool
+from toolscout.errors import ToolDefinitionError
+
+
+def build_tool(
+    fields: Mapping[str, Any], *, label: str, field_names: Mapping[str, str] | None = None
+) -> Tool:
+    """Validate `fields` into a `Tool`.
+
+    Args:
+        fields: Keyword arguments for `Tool`.
+        label: What to call the definition when it has no usable name: `"the tool at [3]"`.
+        field_names: What the source format calls each `Tool` field (`input_schema` is
+            `parameters` in OpenAI's format), so the message uses the user's words.
+
+    Raises:
+        ToolDefinitionError: naming the tool and every field that is wrong, in one line.
+    """
+    try:
+        return Tool.model_validate(fields)
+    except ValidationError as error:
+        name = fields.get("name")
+        who = f"tool {name!r}" if isinstance(name, str) and name else label
+        problems = "; ".join(_describe(detail, field_names or {}) for detail in error.errors())
+        raise ToolDefinitionError(f"{who}: {problems}") from None
+
+
+def _describe(detail: ErrorDetails, field_names: Mapping[str, str]) -> str:
+    field = ".".join(str(part) for part in detail["loc"])
+    field = field_names.get(field, field)
+    if detail["type"] == "missing":
+        return f"{field} is missing"
+    if detail["type"] == "extra_forbidden":
+        return f"unknown field {field!r}"
+    if detail["type"] == "value_error":
+        # Tool's own validators word their messages to follow the field name ("must be ...").
+        message = str(detail.get("ctx", {}).get("error", detail["msg"]))
+        return f"{field} {message}" if field else message
+    return f"{field}: {detail['msg']}" if field else detail["msg"]
