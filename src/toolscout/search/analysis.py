@@ -7,20 +7,26 @@ prose, and the whole identifier too, so that a query naming the tool exactly ran
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import Stemmer
 
+# Distinct chunks remembered per analyzer; bounded because queries are user input.
+_CACHE_LIMIT = 500_000
+
 #: Longest text analysed per field: bounds the cost of a 1 MB description, and a stuffed
 #: description gains nothing past it.
 MAX_FIELD_CHARS = 20_000
 
-# A chunk of word characters, possibly joined by the separators identifiers use.
-_CHUNK = re.compile(r"\w+(?:[._\-/:]\w+)*")
+# A chunk of word characters, possibly joined by the separators identifiers use. An English
+# clitic stays on its word (don't, user's), so contractions meet the stopwords and leave no
+# one-letter "t" or "s" term behind.
+_CHUNK = re.compile(r"\w+(?:['\u2019](?:s|t|d|m|ll|re|ve)(?!\w))?(?:[._\-/:]\w+)*", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[._\-/:]+")
 # camelCase and PascalCase boundaries: sendSlackMessage -> send|Slack|Message, HTTPServer ->
 # HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
@@ -37,7 +43,7 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    please let lets i'd i'm i've you're it's can't don't also would like want need""".split()
+    please let lets i'd i'm i've you're it's can't don't also would like want need""".split()  # noqa: SIM905
 )
 
 
@@ -59,22 +65,36 @@ class Analyzer:
         self.stopwords = frozenset(ENGLISH_STOPWORDS if stopwords is None else stopwords)
         self._stemmer = Stemmer.Stemmer(language)
         self._chunk_cache: dict[str, tuple[QueryTerm, ...]] = {}
+        self._chunk_terms_cache: dict[str, tuple[str, ...]] = {}
 
     def terms(self, text: str) -> list[str]:
         """The index terms of `text`, in order, with repeats (term frequency counts)."""
-        return [qt.term for qt in self.query_terms(text)]
+        # The indexing hot path: same result as `query_terms`, without building QueryTerms.
+        out: list[str] = []
+        cache = self._chunk_terms_cache
+        for chunk in _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS])):
+            cached = cache.get(chunk)
+            if cached is None:
+                cached = tuple(qt.term for qt in self._query_terms_of_chunk(chunk))
+                if len(cache) < _CACHE_LIMIT:
+                    cache[chunk] = cached
+            out.extend(cached)
+        return out
 
     def query_terms(self, text: str) -> list[QueryTerm]:
         """Words of `text` with their index terms, in order, with repeats."""
         out: list[QueryTerm] = []
         for chunk in _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS])):
-            cached = self._chunk_cache.get(chunk)
-            if cached is None:
-                cached = self._analyse_chunk(chunk)
-                if len(self._chunk_cache) < 500_000:  # bounded: queries are user input
-                    self._chunk_cache[chunk] = cached
-            out.extend(cached)
+            out.extend(self._query_terms_of_chunk(chunk))
         return out
+
+    def _query_terms_of_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
+        cached = self._chunk_cache.get(chunk)
+        if cached is None:
+            cached = self._analyse_chunk(chunk)
+            if len(self._chunk_cache) < _CACHE_LIMIT:
+                self._chunk_cache[chunk] = cached
+        return cached
 
     def stem(self, word: str) -> str:
         """The stem of one casefolded word."""
@@ -83,11 +103,15 @@ class Analyzer:
     def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
         parts = [
             part.casefold()
-            for piece in _SEPARATOR.split(chunk)
+            for piece in _SEPARATOR.split(chunk.replace("\u2019", "'"))
             for part in _CASE_BOUNDARY.split(piece)
         ]
         parts = [p for p in parts if p]
-        terms = [QueryTerm(p, self._term(p)) for p in parts if p not in self.stopwords]
+        terms = [
+            QueryTerm(p, self._term(p.split("'")[0]))  # user's -> user
+            for p in parts
+            if p not in self.stopwords and p.split("'")[0] not in self.stopwords
+        ]
         if len(parts) > 1:
             whole = chunk.casefold()
             terms.append(QueryTerm(whole, whole))
@@ -95,6 +119,18 @@ class Analyzer:
 
     def _term(self, word: str) -> str:
         return word if word.isdigit() else self.stem(word)
+
+
+def is_identifier(term: str) -> bool:
+    """Whether an index term is a whole identifier (`get_current_weather`, `v2-api`)."""
+    return _SEPARATOR.search(term) is not None
+
+
+def word_pairs(terms: Sequence[str]) -> list[str]:
+    """Each two adjacent terms as one `"first second"` term, skipping whole identifiers
+    (their parts are already in the sequence): `current weather`, `area triangl`."""
+    words = [term for term in terms if not is_identifier(term)]
+    return [f"{first} {second}" for first, second in itertools.pairwise(words)]
 
 
 def normalize(text: str) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from toolscout.catalog.tool import Tool
@@ -52,7 +53,7 @@ class MatchedTerm:
     word is the start of the tool's word) or `pattern` (a regex match)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SearchHit:
     """A tool found by a search, with how well and why it matched."""
 
@@ -65,10 +66,17 @@ class SearchHit:
     scale is the score of one query word that no other tool has, found once in both the
     tool's name and description; so 0.5 is that much evidence, 0.8 four times as much, and
     0.2 a quarter of it (a common word, or a word only in a parameter). For regex: 1."""
-    matched_terms: tuple[MatchedTerm, ...] = ()
-    """Which query terms hit which fields, for explanations and highlighting."""
     rank: int = 0
     """1-based position in the results."""
+    explain: Callable[[], tuple[MatchedTerm, ...]] = field(
+        default=lambda: (), repr=False, compare=False
+    )
+    """Computes `matched_terms`; searches that never look at explanations never pay for them."""
+
+    @cached_property
+    def matched_terms(self) -> tuple[MatchedTerm, ...]:
+        """Which query terms hit which fields, for explanations and highlighting."""
+        return self.explain()
 
     @property
     def matched_fields(self) -> dict[str, tuple[Field, ...]]:
@@ -109,10 +117,6 @@ class SearchEngine(ABC):
     def rank(self, query: str, limit: int) -> RankedCandidates:
         """Candidates for `query`, best first, at least `limit` of them when there are."""
 
-    @abstractmethod
-    def explain(self, query: str, position: int) -> tuple[MatchedTerm, ...]:
-        """Which query terms matched the tool at `position`, in which fields."""
-
 
 @dataclass(frozen=True, slots=True)
 class RankedCandidates:
@@ -125,3 +129,6 @@ class RankedCandidates:
     notice: str | None = None
     exhaustive: bool = True
     """False when more candidates exist beyond those returned (ask again with a larger limit)."""
+    explain: Callable[[int], tuple[MatchedTerm, ...]] = lambda position: ()
+    """Which query terms matched the tool at a position, in which fields; called only for
+    the hits kept, so explaining costs nothing for the candidates a search drops."""

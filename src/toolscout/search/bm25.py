@@ -10,6 +10,7 @@ over the tools.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from scipy import sparse
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.analysis import Analyzer, QueryTerm
+from toolscout.search.analysis import Analyzer, QueryTerm, is_identifier, word_pairs
 from toolscout.search.base import (
     FIELDS,
     Field,
@@ -46,6 +47,10 @@ DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
 )
 
 
+# Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
+_PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
+
+
 @dataclass(frozen=True)
 class BM25Options:
     """How BM25 scores tools. The defaults were tuned on the BFCL dev split."""
@@ -62,6 +67,10 @@ class BM25Options:
     """A synonym match counts this fraction of an exact match."""
     prefix_weight: float = 0.5
     """A prefix match (`weath` → `weather`) counts this fraction of an exact match."""
+    word_pairs: bool = True
+    """Also index adjacent words as pairs in names, descriptions and parameter descriptions,
+    so a tool that says the query's phrase ("current weather", "area of a triangle") ranks
+    above one that merely has its words somewhere."""
     min_prefix_length: int = 3
     """Query words shorter than this never prefix-match, so `a` cannot match everything."""
     max_prefix_expansions: int = 64
@@ -88,7 +97,7 @@ class BM25Options:
 
 @dataclass(frozen=True, slots=True)
 class _AnalysedTool:
-    """One tool's terms per field; kept per fingerprint so unchanged tools are never
+    """One tool's terms per field; kept per tool id so unchanged tools are never
     analysed again."""
 
     term_ids: npt.NDArray[np.int32]
@@ -111,6 +120,7 @@ class _IndexState:
     tools: tuple[_AnalysedTool, ...]
     matrix: sparse.csc_matrix  # tools × terms, BM25 weight × idf
     idf: npt.NDArray[np.float64]
+    terms: list[str]  # by column
     sorted_terms: list[str]  # terms present in the current tools, for prefix look-up
     sorted_columns: npt.NDArray[np.int64]
     score_scale: float  # the raw score that normalises to 0.5
@@ -122,37 +132,54 @@ class BM25Engine(SearchEngine):
     def __init__(self, options: BM25Options | None = None) -> None:
         self.options = options or BM25Options()
         self.analyzer = Analyzer(self.options.language)
-        self._synonyms = synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
+        self._synonyms = (
+            synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
+        )
         self._field_weights = np.array(
             [self.options.field_weights.get(name, 0.0) for name in FIELDS], dtype=np.float64
         )
         self._vocabulary: dict[str, int] = {}
-        self._terms: list[str] = []
-        self._analysed: dict[str, _AnalysedTool] = {}
+        self._analysed: dict[str, tuple[Tool, _AnalysedTool]] = {}
         self._state = _empty_state()
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
-        analysed: dict[str, _AnalysedTool] = {}
-        for tool in tools:
-            fingerprint = tool.fingerprint
-            if fingerprint not in analysed:
-                analysed[fingerprint] = self._analysed.get(fingerprint) or self._analyse(tool)
+        analysed = {tool.id: (tool, self._reuse_or_analyse(tool)) for tool in tools}
         self._analysed = analysed  # forget tools that left the catalog
-        self._state = self._build_state(tuple(analysed[tool.fingerprint] for tool in tools))
+        analysed_tools = tuple(entry[1] for entry in analysed.values())
+        if len(analysed_tools) == len(self._state.tools) and all(
+            new is old for new, old in zip(analysed_tools, self._state.tools, strict=True)
+        ):
+            return  # nothing searchable changed (a pinned flag, metadata...)
+        self._state = self._build_state(analysed_tools)
+
+    def _reuse_or_analyse(self, tool: Tool) -> _AnalysedTool:
+        # Tools are immutable: the same object needs no check, and a new object for the same
+        # id is re-analysed only if its searchable text changed. Not `Tool.fingerprint`: it is
+        # cached, and `model_copy(update=...)` copies the cache, so an edited copy would carry
+        # the fingerprint of the tool it was copied from.
+        previous = self._analysed.get(tool.id)
+        if previous is not None and (
+            previous[0] is tool or tool_fields(previous[0]) == tool_fields(tool)
+        ):
+            return previous[1]
+        return self._analyse(tool)
 
     def rank(self, query: str, limit: int) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
         groups = self._query_groups(query, state)
         if not groups or n_tools == 0:
-            return RankedCandidates((), (), (), notice=_no_terms_notice(query, bool(groups)))
-        scores = np.zeros(n_tools, dtype=np.float64)
+            return RankedCandidates((), (), (), notice=_no_terms_notice(query, n_tools))
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
+        single_rows: list[npt.NDArray[np.int32]] = []
+        single_values: list[npt.NDArray[np.float64]] = []
+        best_per_word: list[npt.NDArray[np.float64]] = []
         for _, alternatives in groups:
             if len(alternatives) == 1:
                 (alt,) = alternatives
                 start, end = indptr[alt.column], indptr[alt.column + 1]
-                scores[indices[start:end]] += alt.weight * data[start:end]
+                single_rows.append(indices[start:end])
+                single_values.append(alt.weight * data[start:end])
             else:
                 # A query word counts once: its best match (exact, synonym or prefix) per tool.
                 best = np.zeros(n_tools, dtype=np.float64)
@@ -160,7 +187,19 @@ class BM25Engine(SearchEngine):
                     start, end = indptr[alt.column], indptr[alt.column + 1]
                     rows = indices[start:end]
                     best[rows] = np.maximum(best[rows], alt.weight * data[start:end])
-                scores += best
+                best_per_word.append(best)
+        # Words with a single match add up in one pass over all their postings.
+        scores = (
+            np.bincount(
+                np.concatenate(single_rows),
+                weights=np.concatenate(single_values),
+                minlength=n_tools,
+            )
+            if single_rows
+            else np.zeros(n_tools, dtype=np.float64)
+        )
+        for best in best_per_word:
+            scores += best
 
         matched = np.flatnonzero(scores)
         exhaustive = len(matched) <= limit
@@ -176,26 +215,8 @@ class BM25Engine(SearchEngine):
             scores=ranked_scores.tolist(),
             normalized_scores=normalized.tolist(),
             exhaustive=exhaustive,
+            explain=lambda position: _explain(groups, state, position),
         )
-
-    def explain(self, query: str, position: int) -> tuple[MatchedTerm, ...]:
-        state = self._state
-        tool = state.tools[position]
-        explanation: list[MatchedTerm] = []
-        for query_term, alternatives in self._query_groups(query, state):
-            for alt in alternatives:
-                in_tool = tool.term_ids == alt.column
-                if in_tool.any():
-                    found = set(tool.field_ids[in_tool].tolist())
-                    explanation.append(
-                        MatchedTerm(
-                            query_term=query_term.word,
-                            index_term=self._terms[alt.column],
-                            fields=tuple(name for i, name in enumerate(FIELDS) if i in found),
-                            kind=alt.kind,
-                        )
-                    )
-        return tuple(explanation)
 
     def _analyse(self, tool: Tool) -> _AnalysedTool:
         term_ids: list[int] = []
@@ -203,17 +224,21 @@ class BM25Engine(SearchEngine):
         frequencies: list[int] = []
         lengths = np.zeros(len(FIELDS), dtype=np.float32)
         texts_by_field = tool_fields(tool)
+        vocabulary = self._vocabulary
         for field_id, field_name in enumerate(FIELDS):
-            if not self._field_weights[field_id]:
+            texts = texts_by_field[field_name]
+            if not texts or not self._field_weights[field_id]:
                 continue
-            counts: Counter[str] = Counter()
-            for text in texts_by_field[field_name]:
-                counts.update(self.analyzer.terms(text))
-            lengths[field_id] = sum(counts.values())
-            for term, count in counts.items():
-                term_ids.append(self._term_id(term))
-                field_ids.append(field_id)
-                frequencies.append(count)
+            # Newlines keep the texts apart: no identifier spans two of them.
+            terms = self.analyzer.terms("\n".join(texts))
+            if self.options.word_pairs and field_name in _PAIRED_FIELDS:
+                terms += word_pairs(terms)
+            counts = Counter(terms)
+            lengths[field_id] = len(terms)
+            # A new term's id is the vocabulary size before it is added.
+            term_ids.extend([vocabulary.setdefault(term, len(vocabulary)) for term in counts])
+            field_ids.extend([field_id] * len(counts))
+            frequencies.extend(counts.values())
         return _AnalysedTool(
             term_ids=np.array(term_ids, dtype=np.int32),
             field_ids=np.array(field_ids, dtype=np.int8),
@@ -221,15 +246,10 @@ class BM25Engine(SearchEngine):
             field_lengths=lengths,
         )
 
-    def _term_id(self, term: str) -> int:
-        term_id = self._vocabulary.get(term)
-        if term_id is None:
-            term_id = self._vocabulary[term] = len(self._terms)
-            self._terms.append(term)
-        return term_id
-
     def _build_state(self, tools: tuple[_AnalysedTool, ...]) -> _IndexState:
-        n_tools, n_terms = len(tools), len(self._terms)
+        # Ids are insertion positions, so the vocabulary's keys in order are the terms by id.
+        terms = list(self._vocabulary)
+        n_tools, n_terms = len(tools), len(terms)
         if n_tools == 0:
             return _empty_state()
         k1, b = self.options.k1, self.options.b
@@ -244,7 +264,9 @@ class BM25Engine(SearchEngine):
         present = (lengths > 0).sum(axis=0)
         average = np.where(present > 0, lengths.sum(axis=0) / np.maximum(present, 1), 1.0)
         norm = 1 - b + b * lengths[rows, field_ids] / average[field_ids]
-        weights = self._field_weights[field_ids] * frequencies * (k1 + 1) / (frequencies + k1 * norm)
+        weights = (
+            self._field_weights[field_ids] * frequencies * (k1 + 1) / (frequencies + k1 * norm)
+        )
         matrix = sparse.csc_matrix((weights, (rows, columns)), shape=(n_tools, n_terms))
         matrix.sum_duplicates()
         document_frequency = np.diff(matrix.indptr)
@@ -252,12 +274,15 @@ class BM25Engine(SearchEngine):
         idf[document_frequency == 0] = 0.0
         matrix.data *= np.repeat(idf, document_frequency)
         present_columns = np.flatnonzero(document_frequency)
-        order = sorted(present_columns.tolist(), key=self._terms.__getitem__)
+        # Prefix matching completes single words: word pairs are left out of the look-up.
+        words = [column for column in present_columns.tolist() if " " not in terms[column]]
+        order = sorted(words, key=terms.__getitem__)
         return _IndexState(
             tools=tools,
             matrix=matrix,
             idf=idf,
-            sorted_terms=[self._terms[c] for c in order],
+            terms=terms,
+            sorted_terms=[terms[c] for c in order],
             sorted_columns=np.array(order, dtype=np.int64),
             score_scale=self._score_scale(n_tools),
         )
@@ -267,14 +292,21 @@ class BM25Engine(SearchEngine):
         and its description: what `normalized_score` maps to 0.5. Raw scores grow with the
         catalog (rarer words, higher idf); dividing by this keeps thresholds portable."""
         rare_idf = float(np.log1p((n_tools - 0.5) / 1.5))
-        return max(rare_idf * (self._field_weights[0] + self._field_weights[2]), 1e-9)
+        return max(rare_idf * float(self._field_weights[0] + self._field_weights[2]), 1e-9)
 
     def _query_groups(
         self, query: str, state: _IndexState
     ) -> list[tuple[QueryTerm, tuple[_Alternative, ...]]]:
         groups: list[tuple[QueryTerm, tuple[_Alternative, ...]]] = []
         seen: set[str] = set()
-        for query_term in self.analyzer.query_terms(query):
+        query_terms = self.analyzer.query_terms(query)
+        if self.options.word_pairs:
+            single_words = [qt for qt in query_terms if not is_identifier(qt.term)]
+            query_terms += [
+                QueryTerm(f"{first.word} {second.word}", f"{first.term} {second.term}")
+                for first, second in itertools.pairwise(single_words)
+            ]
+        for query_term in query_terms:
             if query_term.term in seen:
                 continue
             seen.add(query_term.term)
@@ -300,7 +332,11 @@ class BM25Engine(SearchEngine):
 
     def _may_prefix_match(self, query_term: QueryTerm) -> bool:
         word = query_term.word
-        return len(word) >= self.options.min_prefix_length and not word.isdigit()
+        return (
+            len(word) >= self.options.min_prefix_length
+            and not word.isdigit()
+            and " " not in word  # a word pair is matched whole or not at all
+        )
 
     def _present_column(self, term: str, state: _IndexState) -> int | None:
         column = self._vocabulary.get(term)
@@ -312,7 +348,28 @@ class BM25Engine(SearchEngine):
         start = bisect.bisect_left(state.sorted_terms, prefix)
         end = bisect.bisect_left(state.sorted_terms, prefix + "\U0010ffff")
         end = min(end, start + self.options.max_prefix_expansions)
-        return state.sorted_columns[start:end].tolist()
+        columns: list[int] = state.sorted_columns[start:end].tolist()
+        return columns
+
+
+def _explain(
+    groups: list[tuple[QueryTerm, tuple[_Alternative, ...]]], state: _IndexState, position: int
+) -> tuple[MatchedTerm, ...]:
+    tool = state.tools[position]
+    fields_of_term: dict[int, set[int]] = {}
+    for term_id, field_id in zip(tool.term_ids.tolist(), tool.field_ids.tolist(), strict=True):
+        fields_of_term.setdefault(term_id, set()).add(field_id)
+    return tuple(
+        MatchedTerm(
+            query_term=query_term.word,
+            index_term=state.terms[alt.column],
+            fields=tuple(name for i, name in enumerate(FIELDS) if i in found),
+            kind=alt.kind,
+        )
+        for query_term, alternatives in groups
+        for alt in alternatives
+        if (found := fields_of_term.get(alt.column))
+    )
 
 
 def _empty_state() -> _IndexState:
@@ -320,16 +377,17 @@ def _empty_state() -> _IndexState:
         tools=(),
         matrix=sparse.csc_matrix((0, 0)),
         idf=np.zeros(0),
+        terms=[],
         sorted_terms=[],
         sorted_columns=np.zeros(0, dtype=np.int64),
         score_scale=1.0,
     )
 
 
-def _no_terms_notice(query: str, has_terms: bool) -> str:
+def _no_terms_notice(query: str, n_tools: int) -> str:
     if not query.strip():
         return "The query is empty: describe the tool you need in a few words."
-    if has_terms:
+    if n_tools == 0:
         return "The catalog is empty: there are no tools to search."
     return (
         "No tool matches any word of this query. Do not retry the same words: describe the "

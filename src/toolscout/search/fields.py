@@ -10,8 +10,20 @@ from toolscout.search.base import Field
 #: Deepest schema nesting walked; deeper parts are not searchable (they are still sent).
 MAX_SCHEMA_DEPTH = 32
 
-_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_SINGLE = ("items", "additionalProperties", "not", "if", "then", "else")
+_SUBSCHEMA_KEYS = frozenset(
+    [
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "prefixItems",
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+    ]
+)
 
 
 def tool_fields(tool: Tool) -> dict[Field, list[str]]:
@@ -58,12 +70,12 @@ class _SchemaText:
         if isinstance(properties, dict):
             for name, subschema in properties.items():
                 self.names.append(str(name))
+                if isinstance(subschema, dict):
+                    self.walk(subschema, root, depth=depth + 1, top_level=False)
+        # Most parameter schemas have none of these keys: look at the keys the node has.
+        for key in _SUBSCHEMA_KEYS.intersection(schema):
+            for subschema in _as_list(schema[key]):
                 self.walk(subschema, root, depth=depth + 1, top_level=False)
-        for key in _SUBSCHEMA_LISTS:
-            for subschema in _as_list(schema.get(key)):
-                self.walk(subschema, root, depth=depth + 1, top_level=False)
-        for key in _SUBSCHEMA_SINGLE:
-            self.walk(schema.get(key), root, depth=depth + 1, top_level=False)
 
     @staticmethod
     def _add_text(bucket: list[str], value: object) -> None:

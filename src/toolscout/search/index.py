@@ -5,12 +5,19 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any, Literal, TypeAlias
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.base import SearchEngine, SearchHit, SearchResults, ToolFilter
+from toolscout.search.base import (
+    RankedCandidates,
+    SearchEngine,
+    SearchHit,
+    SearchResults,
+    ToolFilter,
+)
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.regex import RegexEngine, RegexOptions
 
@@ -92,8 +99,10 @@ class ToolIndex:
             limit = k
             while True:
                 candidates = self._engine.rank(query, limit)
-                hits = self._accept(query, tools, candidates, k, min_score, threshold, filter)
-                if len(hits) >= k or candidates.exhaustive:
+                hits = self._accept(tools, candidates, k, min_score, threshold, filter)
+                # Fewer candidates than asked for means the engine has no more to give
+                # (regex out of time): asking again would only repeat the same work.
+                if len(hits) >= k or candidates.exhaustive or len(candidates.positions) < limit:
                     break
                 limit *= 4  # the filter or thresholds rejected some: look further down
         notice = candidates.notice
@@ -130,6 +139,8 @@ class ToolIndex:
 
     def _current_tools(self) -> list[Tool]:
         with self._lock:
+            if self.catalog.version == self._version:
+                return self._tools
             version, tools = self.catalog.snapshot()
             if version != self._version:
                 searchable = [tool for tool in tools if not tool.pinned]
@@ -139,9 +150,8 @@ class ToolIndex:
 
     def _accept(
         self,
-        query: str,
         tools: list[Tool],
-        candidates: Any,
+        candidates: RankedCandidates,
         k: int,
         min_score: float | None,
         threshold: float,
@@ -161,8 +171,8 @@ class ToolIndex:
                     tool=tool,
                     score=score,
                     normalized_score=normalized,
-                    matched_terms=self._engine.explain(query, position),
                     rank=len(hits) + 1,
+                    explain=partial(candidates.explain, position),
                 )
             )
             if len(hits) == k:
@@ -173,9 +183,7 @@ class ToolIndex:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
 
 
-def _make_engine(
-    engine: str, bm25: BM25Options | None, regex: RegexOptions | None
-) -> SearchEngine:
+def _make_engine(engine: str, bm25: BM25Options | None, regex: RegexOptions | None) -> SearchEngine:
     if engine == "bm25":
         return BM25Engine(bm25)
     if engine == "regex":

@@ -98,7 +98,9 @@ class RegexEngine(SearchEngine):
             if match.end() <= end or compiled.search(layout.text, start, end) is not None:
                 positions.append(position)
             position += 1
-        if not positions and notice is None:
+        if not layout.starts:
+            notice = "The catalog is empty: there are no tools to search."
+        elif not positions and notice is None:
             notice = f"No tool matches the pattern {query!r}. Try a broader pattern."
         return RankedCandidates(
             positions=positions,
@@ -106,30 +108,31 @@ class RegexEngine(SearchEngine):
             normalized_scores=[1.0] * len(positions),
             notice=notice,
             exhaustive=exhaustive,
-        )
-
-    def explain(self, query: str, position: int) -> tuple[MatchedTerm, ...]:
-        compiled = self._compile(query)
-        if isinstance(compiled, str):
-            return ()
-        matched: dict[str, set[Field]] = {}
-        for field_name, line in self._layout.lines[position]:
-            match = compiled.search(line)
-            if match is not None:
-                matched.setdefault(match.group(0).casefold(), set()).add(field_name)
-        return tuple(
-            MatchedTerm(
-                query_term=query,
-                index_term=text,
-                fields=tuple(f for f in FIELDS if f in found),
-                kind="pattern",
-            )
-            for text, found in matched.items()
+            explain=lambda position: _explain(query, compiled, layout.lines[position]),
         )
 
     def _compile(self, pattern: str) -> Any:
         """The compiled pattern, or a notice (str) saying why there is none."""
         return _compile(pattern, self.options.max_pattern_length, self.options.max_memory)
+
+
+def _explain(
+    query: str, compiled: Any, lines: tuple[tuple[Field, str], ...]
+) -> tuple[MatchedTerm, ...]:
+    matched: dict[str, set[Field]] = {}
+    for field_name, line in lines:
+        match = compiled.search(line)
+        if match is not None:
+            matched.setdefault(match.group(0).casefold(), set()).add(field_name)
+    return tuple(
+        MatchedTerm(
+            query_term=query,
+            index_term=text,
+            fields=tuple(f for f in FIELDS if f in found),
+            kind="pattern",
+        )
+        for text, found in matched.items()
+    )
 
 
 @lru_cache(maxsize=256)
@@ -148,7 +151,9 @@ def _compile(pattern: str, max_length: int, max_memory: int) -> Any:
     try:
         return re2.compile(f"(?m){pattern}", options)
     except re2.error as error:
-        reason = error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else error
+        reason = (
+            error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else error
+        )
         return (
             f"The pattern {pattern!r} is invalid or unsupported ({reason}). Patterns use RE2 "
             "syntax: no backreferences or lookaround."
