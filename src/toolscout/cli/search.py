@@ -1,0 +1,153 @@
+"""`toolscout search`: the tools a query finds, ranked, with the words that matched."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from toolscout.catalog import Tool
+from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.search import (
+    DEFAULT_THRESHOLD,
+    MAX_K,
+    EngineName,
+    MatchedTerm,
+    SearchResults,
+    ToolIndex,
+    highlight_spans,
+)
+
+_HIGHLIGHT = "bold yellow"
+_BAR_CELLS = 10
+_DESCRIPTION_CHARS = 160
+
+
+def search(
+    catalog: Annotated[str, typer.Argument(help=CATALOG_HELP, show_default=False)],
+    query: Annotated[
+        str,
+        typer.Argument(
+            help="What the tool should do, in words (bm25), or a pattern (regex).",
+            show_default=False,
+        ),
+    ],
+    engine: Annotated[
+        EngineName,
+        typer.Option(
+            "--engine", "-e", help="bm25 ranks tools by the query's words; regex matches a pattern."
+        ),
+    ] = "bm25",
+    k: Annotated[int, typer.Option("-k", help=f"How many tools to show at most (1-{MAX_K}).")] = 5,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            help="Lowest normalized score (0-1) a tool needs to be shown; 0 shows every match. "
+            f"Default: {DEFAULT_THRESHOLD}.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the results as a JSON list instead.")
+    ] = False,
+) -> None:
+    """Search a tool catalog: the best tools for QUERY, best first."""
+    if not query.strip():
+        raise typer.BadParameter(
+            'it is empty; say what the tool should do, e.g. "send an email"', param_hint="QUERY"
+        )
+    tools = load_catalog(catalog)
+    results = ToolIndex(tools, engine=engine).search(query, k=k, threshold=threshold)
+    if as_json:
+        typer.echo(json.dumps(_as_json(results), indent=2, ensure_ascii=False))
+    elif results:
+        Console().print(_results_table(results, catalog_size=len(tools), engine=engine))
+    if results.notice:
+        Console(stderr=as_json).print(Text(results.notice, style="yellow"))
+
+
+def _results_table(results: SearchResults, *, catalog_size: int, engine: str) -> Table:
+    table = Table(
+        title=Text(f"{len(results)} of {catalog_size} tools for {results.query!r} ({engine})"),
+        title_justify="left",
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("tool", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("relevance", no_wrap=True)
+    table.add_column("description")
+    for hit in results:
+        table.add_row(
+            str(hit.rank),
+            _tool_label(hit.tool, hit.matched_terms),
+            f"{hit.score:.2f}",
+            _relevance_bar(hit.normalized_score),
+            _description(hit.tool, hit.matched_terms),
+        )
+    return table
+
+
+def _tool_label(tool: Tool, matched_terms: Sequence[MatchedTerm]) -> Text:
+    """The tool id, its namespace dimmed and the matched words of its name highlighted."""
+    if not tool.id.endswith(tool.name):
+        return _highlighted(tool.id, matched_terms)
+    namespace_part = tool.id.removesuffix(tool.name)
+    return Text.assemble((namespace_part, "dim"), _highlighted(tool.name, matched_terms))
+
+
+def _description(tool: Tool, matched_terms: Sequence[MatchedTerm]) -> Text:
+    """The description on one line, cut before highlighting so a long one costs no more."""
+    text = " ".join(tool.description.split())
+    if len(text) > _DESCRIPTION_CHARS:
+        text = text[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
+    return _highlighted(text, matched_terms)
+
+
+def _highlighted(text: str, matched_terms: Sequence[MatchedTerm]) -> Text:
+    rich_text = Text(text)
+    words = [term.index_term for term in matched_terms if term.kind != "pattern"]
+    for start, end in highlight_spans(text, words):
+        rich_text.stylize(_HIGHLIGHT, start, end)
+    # A pattern's matched text is a raw substring, not an analysed word.
+    for term in matched_terms:
+        if term.kind == "pattern" and term.index_term:
+            for match in re.finditer(re.escape(term.index_term), text, re.IGNORECASE):
+                rich_text.stylize(_HIGHLIGHT, *match.span())
+    return rich_text
+
+
+def _relevance_bar(normalized_score: float) -> Text:
+    filled = round(normalized_score * _BAR_CELLS)
+    return Text.assemble(
+        ("█" * filled, "green"), ("░" * (_BAR_CELLS - filled), "dim"), f" {normalized_score:.2f}"
+    )
+
+
+def _as_json(results: SearchResults) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": hit.rank,
+            "id": hit.tool.id,
+            "name": hit.tool.name,
+            "namespace": hit.tool.namespace,
+            "score": hit.score,
+            "normalized_score": hit.normalized_score,
+            "matched_terms": [
+                {
+                    "query_term": term.query_term,
+                    "index_term": term.index_term,
+                    "fields": list(term.fields),
+                    "kind": term.kind,
+                }
+                for term in hit.matched_terms
+            ],
+            "definition": hit.tool.model_dump(mode="json"),
+        }
+        for hit in results
+    ]

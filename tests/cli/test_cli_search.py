@@ -1,0 +1,135 @@
+"""`toolscout search`: what a user sees for a query, as a table or as JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import RunToolscout
+
+from toolscout.catalog import Catalog
+from toolscout.data import demo_catalog_path
+from toolscout.search import ToolIndex
+
+HIGHLIGHT = "\x1b[1;33m"  # rich's "bold yellow"
+
+
+def rows_in_order(output: str, *tool_ids: str) -> bool:
+    positions = [output.find(tool_id) for tool_id in tool_ids]
+    return -1 not in positions and positions == sorted(positions)
+
+
+def one_paragraph(text: str) -> str:
+    return " ".join(text.split())
+
+
+class TestSearchCommand:
+    def test_tools_in_the_engines_order(self, run: RunToolscout, sample_catalog: Path) -> None:
+        query = "weather in paris"
+        ranked = [hit.tool.id for hit in ToolIndex(Catalog.from_file(sample_catalog)).search(query)]
+        result = run("search", sample_catalog, query)
+        assert result.exit_code == 0
+        assert f"{len(ranked)} of 12 tools for 'weather in paris' (bm25)" in result.stdout
+        assert ranked[0] == "weather__get_current_weather"
+        assert rows_in_order(result.stdout, *ranked)
+
+    @pytest.mark.parametrize(
+        ("engine", "query"), [("bm25", "send an email"), ("regex", "send_e?mail")]
+    )
+    def test_each_engine_finds_the_tool(
+        self, run: RunToolscout, sample_catalog: Path, engine: str, query: str
+    ) -> None:
+        result = run("search", sample_catalog, query, "--engine", engine)
+        assert result.exit_code == 0
+        assert "email__send_email" in result.stdout
+        assert f"({engine})" in result.stdout
+
+    def test_k_limits_the_rows(self, run: RunToolscout, sample_catalog: Path) -> None:
+        result = run("search", sample_catalog, "search", "-k", "1")
+        assert result.exit_code == 0
+        assert "1 of 12 tools" in result.stdout
+        assert not ("files__search" in result.stdout and "slack__search" in result.stdout)
+
+    def test_matched_words_are_highlighted(self, run: RunToolscout, sample_catalog: Path) -> None:
+        result = run(
+            "search", sample_catalog, "weather forecast", env={"FORCE_COLOR": "1", "NO_COLOR": None}
+        )
+        assert result.exit_code == 0
+        assert f"{HIGHLIGHT}forecast" in result.stdout  # in the description
+        assert f"{HIGHLIGHT}get_forecast" in result.stdout  # in the name
+        assert f"{HIGHLIGHT}city" not in result.stdout
+
+    def test_pattern_matches_are_highlighted(self, run: RunToolscout, sample_catalog: Path) -> None:
+        result = run(
+            "search",
+            sample_catalog,
+            "shared drive",
+            "-e",
+            "regex",
+            env={"FORCE_COLOR": "1", "NO_COLOR": None},
+        )
+        assert result.exit_code == 0
+        assert f"{HIGHLIGHT}shared drive" in result.stdout
+
+    def test_no_match_shows_the_notice_instead_of_a_table(
+        self, run: RunToolscout, sample_catalog: Path
+    ) -> None:
+        query = "quantum chromodynamics"
+        notice = ToolIndex(Catalog.from_file(sample_catalog)).search(query).notice
+        result = run("search", sample_catalog, query)
+        assert result.exit_code == 0
+        assert notice and one_paragraph(notice) in one_paragraph(result.stdout)
+        assert "score" not in result.stdout
+
+    def test_a_threshold_no_tool_reaches_leaves_only_a_notice(
+        self, run: RunToolscout, sample_catalog: Path
+    ) -> None:
+        result = run("search", sample_catalog, "weather", "--threshold", "1")
+        assert result.exit_code == 0
+        assert "weather__" not in result.stdout
+        assert result.stdout.strip()
+
+    def test_invalid_pattern_is_a_notice_not_an_error(
+        self, run: RunToolscout, sample_catalog: Path
+    ) -> None:
+        result = run("search", sample_catalog, "(unclosed", "-e", "regex")
+        assert result.exit_code == 0
+        assert "(unclosed" in result.stdout
+        assert result.stderr == ""
+
+    def test_demo_catalog(self, run: RunToolscout) -> None:
+        result = run("search", "demo", "area of a triangle")
+        assert result.exit_code == 0
+        assert f"of {len(Catalog.from_file(demo_catalog_path()))} tools" in result.stdout
+        assert "triangle" in result.stdout
+
+
+class TestJsonOutput:
+    def test_hits_with_scores_terms_and_definition(
+        self, run: RunToolscout, sample_catalog: Path
+    ) -> None:
+        result = run("search", sample_catalog, "send an email", "--json", "-k", "2")
+        assert result.exit_code == 0
+        hits = json.loads(result.stdout)
+        assert len(hits) <= 2
+        best = hits[0]
+        assert best["rank"] == 1
+        assert (best["id"], best["name"], best["namespace"]) == (
+            "email__send_email",
+            "send_email",
+            "email",
+        )
+        assert 0 < best["normalized_score"] <= 1 and best["score"] > 0
+        email_match = next(m for m in best["matched_terms"] if m["query_term"] == "email")
+        assert (email_match["index_term"], email_match["kind"]) == ("email", "exact")
+        assert "description" in email_match["fields"]
+        assert best["definition"]["input_schema"]["required"] == ["to", "subject", "body"]
+
+    def test_empty_result_is_an_empty_list_and_the_notice_goes_to_stderr(
+        self, run: RunToolscout, sample_catalog: Path
+    ) -> None:
+        result = run("search", sample_catalog, "quantum chromodynamics", "--json")
+        assert result.exit_code == 0
+        assert json.loads(result.stdout) == []
+        assert result.stderr.strip()
