@@ -1,0 +1,131 @@
+"""Run the benchmarks: `python -m benchmarks.run [--quick] [--split dev|test|both] [--sizes ...]`.
+
+Prints the tables and writes them as markdown to `benchmarks/results/latest.md`. The default
+run takes a few minutes on two cores; `--quick` (small sizes, sampled queries) under a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import get_args
+
+from rich.console import Console
+
+from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
+from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
+from benchmarks.quality import run_quality
+from benchmarks.report import Table, to_markdown, to_rich
+from benchmarks.speed import run_speed
+
+RESULTS = Path(__file__).parent / "results" / "latest.md"
+_PACKAGES = ("toolscout", "fastmcp", "bm25s", "rank-bm25", "bfcl-eval")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, sampled queries")
+    parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
+    parser.add_argument("--sizes", type=_sizes, help="catalog sizes for the speed table")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="markdown report path")
+    args = parser.parse_args(argv)
+
+    # Piped output (make, CI logs) would otherwise wrap at 80 columns and truncate labels.
+    console = Console(width=None if sys.stdout.isatty() else 132)
+    engines: list[Engine] = list(PEER_ENGINES)
+    preamble = [_environment()]
+    if (reason := toolscout_unavailable()) is None:
+        engines = [*TOOLSCOUT_ENGINES, *engines]
+    else:
+        preamble.append(f"toolscout.ToolIndex is not available ({reason}); peers only.")
+        console.print(f"[yellow]{preamble[-1]}[/yellow]")
+    splits: list[Split] = list(get_args(Split)) if args.split == "both" else [args.split]
+    sizes = args.sizes or ([500, 2_000] if args.quick else [500, 5_000, 50_000])
+
+    data = load_bfcl()
+    tables = [_data_table(data, engines)]
+    console.print(to_rich(tables[0]))
+    for table in run_quality(data, engines, splits, limit=150 if args.quick else None):
+        tables.append(table)
+        console.print(to_rich(table))
+    # Latency is measured on dev queries whatever the split: test stays for quality reports.
+    speed_queries = spread(
+        [query.text for query in data.queries_in("dev")], 30 if args.quick else 200
+    )
+    speed = run_speed(
+        data.tools, engines, speed_queries, sizes, time_budget=2.0 if args.quick else 10.0
+    )
+    tables.append(speed)
+    console.print(to_rich(speed))
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    heading = "toolscout benchmarks" + (" (--quick)" if args.quick else "")
+    args.output.write_text(
+        to_markdown(tables, heading=heading, preamble=preamble), encoding="utf-8"
+    )
+    console.print(f"Wrote {args.output}")
+    return 0
+
+
+def _data_table(data: BfclData, engines: Sequence[Engine]) -> Table:
+    counts = data.counts
+    table = Table(title="Data: BFCL v4, pooled", columns=["", "count"])
+    table.rows = [
+        ["function definitions read", f"{counts.definitions:,}"],
+        ["tools after deduplication by name", f"{len(data.tools):,}"],
+        [
+            "  duplicates dropped (differing from the kept one)",
+            f"{counts.duplicates:,} ({counts.differing_duplicates:,})",
+        ],
+        ["  schemas with BFCL type names fixed", f"{counts.schemas_fixed:,}"],
+        ["queries read / dropped", f"{counts.queries_read:,} / {counts.queries_dropped:,}"],
+        *([f"queries, {split}", f"{len(data.queries_in(split)):,}"] for split in get_args(Split)),
+        [
+            "irrelevance queries read / dropped",
+            f"{counts.irrelevance_read:,} / {counts.irrelevance_dropped:,}",
+        ],
+        *(
+            [f"irrelevance queries, {split}", f"{len(data.irrelevance_queries_in(split)):,}"]
+            for split in get_args(Split)
+        ),
+    ]
+    table.notes = [
+        "Irrelevance queries dropped: same text as a query whose relevant tool is in the pool.",
+        *(f"{engine.label} reads: {engine.reads}." for engine in engines),
+    ]
+    return table
+
+
+def _environment() -> str:
+    versions = []
+    for package in _PACKAGES:
+        try:
+            versions.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            versions.append(f"{package} (source tree)")
+    return (
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; Python {platform.python_version()} on "
+        f"{platform.machine()}, {os.cpu_count()} CPUs; " + ", ".join(versions) + "."
+    )
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"sizes are whole numbers separated by commas: {text!r}"
+        ) from None
+    if any(size < 1 for size in sizes):
+        raise argparse.ArgumentTypeError(f"sizes must be positive: {text!r}")
+    return sizes
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The benchmark data, metrics and demo catalog: what the published figures rest on."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from benchmarks.bfcl import BfclData, load_bfcl, split_of
+from benchmarks.metrics import abstention_rate, ndcg_at, quality, recall_at, reciprocal_rank
+from benchmarks.peers import catalog_text, query_pattern, toolscout_unavailable
+
+from toolscout import Catalog
+from toolscout.data import demo_catalog_path
+
+ROOT = Path(__file__).resolve().parents[2]
+JSON_SCHEMA_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
+
+
+@pytest.fixture(scope="module")
+def data() -> BfclData:
+    return load_bfcl()
+
+
+def schema_types(schema: dict[str, Any]) -> Iterator[Any]:
+    yield schema.get("type", "object")
+    for child in schema.get("properties", {}).values():
+        yield from schema_types(child)
+    if isinstance(schema.get("items"), dict):
+        yield from schema_types(schema["items"])
+
+
+class TestPool:
+    def test_counts_add_up(self, data: BfclData) -> None:
+        counts = data.counts
+        assert 1_000 < len(data.tools) < counts.definitions
+        assert counts.duplicates == counts.definitions - len(data.tools)
+        assert counts.differing_duplicates <= counts.duplicates
+        assert len({tool.name for tool in data.tools}) == len(data.tools)
+
+    def test_first_definition_of_a_name_is_kept(self, data: BfclData) -> None:
+        # simple_python_0 declares integer sides; later files redeclare them as floats.
+        (triangle,) = (tool for tool in data.tools if tool.name == "calculate_triangle_area")
+        assert triangle.input_schema["properties"]["base"]["type"] == "integer"
+
+    def test_schemas_use_json_schema_types_only(self, data: BfclData) -> None:
+        assert data.counts.schemas_fixed > 0
+        for tool in data.tools:
+            assert set(schema_types(tool.input_schema)) <= JSON_SCHEMA_TYPES, tool.name
+
+
+class TestQueries:
+    def test_query_is_the_first_user_turn(self, data: BfclData) -> None:
+        (query,) = (query for query in data.queries if query.id == "simple_python_0")
+        assert query.text == (
+            "Find the area of a triangle with a base of 10 units and height of 5 units."
+        )
+        assert query.relevant == {"calculate_triangle_area"}
+
+    def test_every_relevant_tool_is_in_the_pool(self, data: BfclData) -> None:
+        names = {tool.name for tool in data.tools}
+        assert all(query.relevant and query.relevant <= names for query in data.queries)
+        assert data.counts.queries_read == len(data.queries) + data.counts.queries_dropped
+
+    def test_irrelevance_queries_have_no_relevant_tool(self, data: BfclData) -> None:
+        answerable = {query.text for query in data.queries}
+        assert data.irrelevance_queries
+        for query in data.irrelevance_queries:
+            assert not query.relevant
+            assert query.text not in answerable
+
+    @pytest.mark.parametrize("kind", ["queries", "irrelevance_queries"])
+    def test_splits_are_disjoint_and_balanced(self, data: BfclData, kind: str) -> None:
+        queries = getattr(data, kind)
+        dev = {query.id for query in queries if query.split == "dev"}
+        test = {query.id for query in queries if query.split == "test"}
+        assert not dev & test
+        assert len(dev) + len(test) == len(queries)
+        assert 0.4 < len(dev) / len(queries) < 0.6
+
+    def test_split_follows_the_text_hash(self, data: BfclData) -> None:
+        for query in data.queries + data.irrelevance_queries:
+            first_byte = hashlib.blake2b(query.text.encode()).digest()[0]
+            assert query.split == ("dev" if first_byte % 2 == 0 else "test")
+
+    @pytest.mark.parametrize(
+        ("text", "split"),
+        [
+            ("Find the area of a triangle with a base of 10 units and height of 5 units.", "dev"),
+            ("Calculate the factorial of 5 using math functions.", "test"),
+        ],
+    )
+    def test_split_is_stable(self, text: str, split: str) -> None:
+        assert split_of(text) == split
+
+
+class TestMetrics:
+    @pytest.mark.parametrize(
+        ("ranking", "relevant", "k", "expected"),
+        [
+            (["a", "b", "c"], {"b"}, 1, 0.0),
+            (["a", "b", "c"], {"b"}, 3, 1.0),
+            (["a", "b"], {"a", "c"}, 5, 0.5),
+            ([], {"a"}, 5, 0.0),
+        ],
+    )
+    def test_recall(self, ranking: list[str], relevant: set[str], k: int, expected: float) -> None:
+        assert recall_at(ranking, frozenset(relevant), k) == expected
+
+    @pytest.mark.parametrize(
+        ("ranking", "relevant", "expected"),
+        [
+            (["a", "x"], {"a"}, 1.0),
+            (["x", "a"], {"a"}, 1 / math.log2(3)),
+            (["a", "x", "b"], {"a", "b"}, 1.5 / (1 + 1 / math.log2(3))),
+            (["x"] * 10 + ["a"], {"a"}, 0.0),
+            ([], {"a"}, 0.0),
+        ],
+    )
+    def test_ndcg(self, ranking: list[str], relevant: set[str], expected: float) -> None:
+        assert ndcg_at(ranking, frozenset(relevant)) == pytest.approx(expected)
+
+    @pytest.mark.parametrize(
+        ("ranking", "relevant", "expected"),
+        [(["a"], {"a"}, 1.0), (["x", "y", "a", "b"], {"a", "b"}, 1 / 3), (["x"], {"a"}, 0.0)],
+    )
+    def test_reciprocal_rank(self, ranking: list[str], relevant: set[str], expected: float) -> None:
+        assert reciprocal_rank(ranking, frozenset(relevant)) == pytest.approx(expected)
+
+    def test_quality_averages_over_queries(self) -> None:
+        measured = quality([["a"], ["x", "b"]], [frozenset({"a"}), frozenset({"b"})])
+        assert measured.recall[1] == 0.5
+        assert measured.recall[3] == 1.0
+        assert measured.mrr == pytest.approx(0.75)
+        assert measured.queries == 2
+
+    def test_abstention_counts_empty_answers(self) -> None:
+        assert abstention_rate([[], ["a"], [], ["b", "c"]]) == 0.5
+
+
+class TestPeerInputs:
+    def test_plain_text_peers_read_fastmcps_text(self, data: BfclData) -> None:
+        from fastmcp.server.transforms.search.base import _extract_searchable_text
+        from fastmcp.tools.base import Tool as FastMCPTool
+
+        for tool in data.tools:
+            fastmcp_tool = FastMCPTool(
+                name=tool.name, description=tool.description, parameters=tool.input_schema
+            )
+            assert catalog_text(tool) == _extract_searchable_text(fastmcp_tool)
+
+    def test_query_pattern_joins_distinct_words(self) -> None:
+        assert query_pattern("Get the weather, the forecast (C++)") == "Get|the|weather|forecast|C"
+
+
+class TestDemoCatalog:
+    def test_is_what_the_script_generates_now(self) -> None:
+        script = ROOT / "scripts" / "build_demo_catalog.py"
+        result = subprocess.run(
+            [sys.executable, str(script), "--check"], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+
+    def test_loads_as_a_catalog_of_the_whole_pool(self, data: BfclData) -> None:
+        catalog = Catalog.from_file(demo_catalog_path())
+        assert [tool.name for tool in catalog] == [tool.name for tool in data.tools]
+
+
+@pytest.mark.skipif(toolscout_unavailable() is not None, reason="toolscout.ToolIndex not built yet")
+def test_quick_benchmark_run(tmp_path: Path) -> None:
+    report = tmp_path / "latest.md"
+    command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
+    result = subprocess.run(
+        [sys.executable, *command, "--output", str(report)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    text = report.read_text()
+    for engine in ("toolscout bm25", "toolscout regex", "fastmcp bm25", "bm25s", "rank_bm25"):
+        assert f"| {engine} |" in text
