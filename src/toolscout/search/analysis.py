@@ -28,6 +28,7 @@ MAX_FIELD_CHARS = 20_000
 # one-letter "t" or "s" term behind.
 _CHUNK = re.compile(r"\w+(?:['\u2019](?:s|t|d|m|ll|re|ve)(?!\w))?(?:[._\-/:]\w+)*", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[._\-/:]+")
+_SEPARATOR_CHARACTERS = frozenset("._-/:")
 # camelCase and PascalCase boundaries: sendSlackMessage -> send|Slack|Message, HTTPServer ->
 # HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
 _CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -64,6 +65,7 @@ class Analyzer:
         self.language = language
         self.stopwords = frozenset(ENGLISH_STOPWORDS if stopwords is None else stopwords)
         self._stemmer = Stemmer.Stemmer(language)
+        self._stems: dict[str, str] = {}
         self._chunk_cache: dict[str, tuple[QueryTerm, ...]] = {}
         self._chunk_terms_cache: dict[str, tuple[str, ...]] = {}
 
@@ -104,7 +106,8 @@ class Analyzer:
         parts = [
             part.casefold()
             for piece in _SEPARATOR.split(chunk.replace("\u2019", "'"))
-            for part in _CASE_BOUNDARY.split(piece)
+            # Most pieces are plain lowercase words with no case boundary to find.
+            for part in ((piece,) if piece.islower() else _CASE_BOUNDARY.split(piece))
         ]
         parts = [p for p in parts if p]
         terms = [
@@ -118,12 +121,19 @@ class Analyzer:
         return tuple(terms)
 
     def _term(self, word: str) -> str:
-        return word if word.isdigit() else self.stem(word)
+        if word.isdigit():
+            return word
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self.stem(word)
+            if len(self._stems) < _CACHE_LIMIT:
+                self._stems[word] = stem
+        return stem
 
 
 def is_identifier(term: str) -> bool:
     """Whether an index term is a whole identifier (`get_current_weather`, `v2-api`)."""
-    return _SEPARATOR.search(term) is not None
+    return not _SEPARATOR_CHARACTERS.isdisjoint(term)
 
 
 def word_pairs(terms: Sequence[str]) -> list[str]:

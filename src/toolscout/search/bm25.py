@@ -47,6 +47,9 @@ DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
 )
 
 
+# Query terms whose matches an index remembers (see `_IndexState.alternatives`).
+_ALTERNATIVES_CACHE_LIMIT = 100_000
+
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
 _PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
 
@@ -124,6 +127,8 @@ class _IndexState:
     sorted_terms: list[str]  # terms present in the current tools, for prefix look-up
     sorted_columns: npt.NDArray[np.int64]
     score_scale: float  # the raw score that normalises to 0.5
+    # Query term → its matches in this index; common words recur in almost every query.
+    alternatives: dict[tuple[str, bool], tuple[_Alternative, ...]] = field(default_factory=dict)
 
 
 class BM25Engine(SearchEngine):
@@ -310,23 +315,30 @@ class BM25Engine(SearchEngine):
             if query_term.term in seen:
                 continue
             seen.add(query_term.term)
-            alternatives = self._alternatives(query_term, state)
+            key = (query_term.term, self._may_prefix_match(query_term))
+            alternatives = state.alternatives.get(key)
+            if alternatives is None:
+                alternatives = self._alternatives(*key, state)
+                if len(state.alternatives) < _ALTERNATIVES_CACHE_LIMIT:
+                    state.alternatives[key] = alternatives
             if alternatives:
                 groups.append((query_term, alternatives))
         return groups
 
-    def _alternatives(self, query_term: QueryTerm, state: _IndexState) -> tuple[_Alternative, ...]:
+    def _alternatives(
+        self, term: str, may_prefix_match: bool, state: _IndexState
+    ) -> tuple[_Alternative, ...]:
         found: dict[int, _Alternative] = {}
-        exact = self._present_column(query_term.term, state)
+        exact = self._present_column(term, state)
         if exact is not None:
             found[exact] = _Alternative(exact, 1.0, "exact")
-        for synonym in self._synonyms.get(query_term.term, ()):
+        for synonym in self._synonyms.get(term, ()):
             column = self._present_column(synonym, state)
             if column is not None and column not in found:
                 found[column] = _Alternative(column, self.options.synonym_weight, "synonym")
         # Prefix matching is for partial words: a word the catalog has is matched exactly.
-        if exact is None and self._may_prefix_match(query_term):
-            for column in self._prefix_columns(query_term.term, state):
+        if exact is None and may_prefix_match:
+            for column in self._prefix_columns(term, state):
                 found.setdefault(column, _Alternative(column, self.options.prefix_weight, "prefix"))
         return tuple(found.values())
 

@@ -99,12 +99,19 @@ class ToolIndex:
             limit = k
             while True:
                 candidates = self._engine.rank(query, limit)
-                hits = self._accept(tools, candidates, k, min_score, threshold, filter)
+                hits, reached_floor = self._accept(
+                    tools, candidates, k, min_score, threshold, filter
+                )
                 # Fewer candidates than asked for means the engine has no more to give
                 # (regex out of time): asking again would only repeat the same work.
-                if len(hits) >= k or candidates.exhaustive or len(candidates.positions) < limit:
+                if (
+                    len(hits) >= k
+                    or reached_floor
+                    or candidates.exhaustive
+                    or len(candidates.positions) < limit
+                ):
                     break
-                limit *= 4  # the filter or thresholds rejected some: look further down
+                limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
         if not hits and notice is None:
             notice = _nothing_relevant_notice(candidates.positions, filter)
@@ -156,13 +163,14 @@ class ToolIndex:
         min_score: float | None,
         threshold: float,
         tool_filter: ToolFilter | None,
-    ) -> list[SearchHit]:
+    ) -> tuple[list[SearchHit], bool]:
+        """The hits among `candidates`, and whether the score floors cut the list short."""
         hits: list[SearchHit] = []
         for position, score, normalized in zip(
             candidates.positions, candidates.scores, candidates.normalized_scores, strict=True
         ):
             if normalized < threshold or (min_score is not None and score < min_score):
-                continue
+                return hits, True  # candidates come best first: the rest score lower still
             tool = tools[position]
             if tool_filter is not None and not tool_filter(tool):
                 continue
@@ -177,7 +185,7 @@ class ToolIndex:
             )
             if len(hits) == k:
                 break
-        return hits
+        return hits, False
 
     def __repr__(self) -> str:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"

@@ -44,10 +44,12 @@ class RegexOptions:
 
 @dataclass(frozen=True, slots=True)
 class _Layout:
-    text: str
-    starts: list[int]  # offset of each tool's first line in `text`
-    ends: list[int]  # offset just past each tool's last line
-    lines: tuple[tuple[tuple[Field, str], ...], ...]  # per tool: (field, line)
+    # UTF-8 bytes, because the RE2 binding encodes a str argument on every call: for a large
+    # catalog that copy, not the matching, would be most of the time.
+    text: bytes
+    starts: list[int]  # byte offset of each tool's first line in `text`
+    ends: list[int]  # byte offset just past each tool's last line
+    lines: tuple[tuple[tuple[Field, bytes], ...], ...]  # per tool: (field, line)
 
 
 class RegexEngine(SearchEngine):
@@ -55,7 +57,7 @@ class RegexEngine(SearchEngine):
 
     def __init__(self, options: RegexOptions | None = None) -> None:
         self.options = options or RegexOptions()
-        self._layout = _Layout("", [], [], ())
+        self._layout = _Layout(b"", [], [], ())
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
         lines = tuple(_tool_lines(tool) for tool in tools)
@@ -67,7 +69,7 @@ class RegexEngine(SearchEngine):
             length = sum(len(line) + 1 for _, line in tool_lines)
             ends.append(offset + max(length - 1, 0))
             offset += length
-        text = "\n".join(line for tool_lines in lines for _, line in tool_lines)
+        text = b"\n".join(line for tool_lines in lines for _, line in tool_lines)
         self._layout = _Layout(text, starts, ends, lines)
 
     def rank(self, query: str, limit: int) -> RankedCandidates:
@@ -117,13 +119,14 @@ class RegexEngine(SearchEngine):
 
 
 def _explain(
-    query: str, compiled: Any, lines: tuple[tuple[Field, str], ...]
+    query: str, compiled: Any, lines: tuple[tuple[Field, bytes], ...]
 ) -> tuple[MatchedTerm, ...]:
     matched: dict[str, set[Field]] = {}
     for field_name, line in lines:
         match = compiled.search(line)
         if match is not None:
-            matched.setdefault(match.group(0).casefold(), set()).add(field_name)
+            text = match.group(0).decode(errors="replace").casefold()
+            matched.setdefault(text, set()).add(field_name)
     return tuple(
         MatchedTerm(
             query_term=query,
@@ -149,20 +152,25 @@ def _compile(pattern: str, max_length: int, max_memory: int) -> Any:
     options.log_errors = False
     options.max_mem = max_memory
     try:
-        return re2.compile(f"(?m){pattern}", options)
+        encoded = pattern.encode()
+        re2.compile(encoded, options)  # validate as written, so errors quote the user's pattern
+        # (?m): ^ and $ match at every line, that is at the start and end of every field.
+        return re2.compile(b"(?m)" + encoded, options)
+    except UnicodeEncodeError:
+        return f"The pattern {pattern!r} is not valid text (it has a lone surrogate)."
     except re2.error as error:
-        reason = (
-            error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else error
-        )
+        reason = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode(errors="replace")
         return (
             f"The pattern {pattern!r} is invalid or unsupported ({reason}). Patterns use RE2 "
             "syntax: no backreferences or lookaround."
         )
 
 
-def _tool_lines(tool: Tool) -> tuple[tuple[Field, str], ...]:
+def _tool_lines(tool: Tool) -> tuple[tuple[Field, bytes], ...]:
     return tuple(
-        (field_name, " ".join(text.split()))
+        (field_name, " ".join(text.split()).encode(errors="replace"))
         for field_name, texts in tool_fields(tool).items()
         for text in texts
         if text.strip()
