@@ -175,3 +175,25 @@ class TestToolRules:
         tool = make_tool()
         with pytest.raises(ValueError, match="frozen"):
             tool.name = "other"
+
+
+class TestChangedCopies:
+    def test_a_copy_with_a_new_name_gets_the_id_of_that_name(self) -> None:
+        tool = make_tool("get_weather", namespace="weather")
+        renamed = tool.model_copy(update={"name": "get_forecast"})
+        assert renamed.id == "weather__get_forecast"
+
+    def test_a_copy_keeps_an_id_that_was_given_explicitly(self) -> None:
+        tool = make_tool("get_weather").model_copy(update={"id": "custom"})
+        assert tool.model_copy(update={"name": "other"}).id == "custom"
+
+    def test_a_copy_with_new_words_has_a_new_fingerprint(self) -> None:
+        tool = make_tool("get_weather")
+        first = tool.fingerprint
+        edited = tool.model_copy(update={"description": "Something else entirely."})
+        assert edited.fingerprint != first
+        assert tool.model_copy(update={"metadata": {"v": 2}}).fingerprint == first
+
+    def test_a_copy_is_validated_like_a_new_tool(self) -> None:
+        with pytest.raises(ToolDefinitionError, match="input_schema must describe an object"):
+            make_tool("get_weather").model_copy(update={"input_schema": {"type": "array"}})

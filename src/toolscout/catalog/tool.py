@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -112,6 +113,19 @@ class Tool(BaseModel):
             )
         return self
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Tool:
+        """A copy with `update` applied, validated like a new tool: a derived id follows a new
+        name or namespace, and the fingerprint is computed afresh (pydantic's own copy would
+        carry both over unchanged)."""
+        data = {name: getattr(self, name) for name in self.model_fields_set}
+        data.update(update or {})
+        if deep:
+            data = copy.deepcopy(data)
+        # Imported here: validation builds on this module.
+        from toolscout.catalog.validation import build_tool
+
+        return build_tool(data, label=f"the copy of tool {self.id!r}")
+
     @cached_property
     def fingerprint(self) -> str:
         """A hash of everything search looks at; it changes exactly when the tool's
@@ -122,4 +136,6 @@ class Tool(BaseModel):
             ensure_ascii=False,
             default=str,
         )
-        return hashlib.blake2b(payload.encode("utf-8"), digest_size=16).hexdigest()
+        # surrogatepass: text with a lone surrogate still has a fingerprint.
+        encoded = payload.encode("utf-8", errors="surrogatepass")
+        return hashlib.blake2b(encoded, digest_size=16).hexdigest()

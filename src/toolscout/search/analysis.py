@@ -72,16 +72,14 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of `text`, in order, with repeats (term frequency counts)."""
         # The indexing hot path: same result as `query_terms`, without building QueryTerms.
-        out: list[str] = []
         cache = self._chunk_terms_cache
-        for chunk in _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS])):
-            cached = cache.get(chunk)
-            if cached is None:
-                cached = tuple(qt.term for qt in self._query_terms_of_chunk(chunk))
-                if len(cache) < _CACHE_LIMIT:
-                    cache[chunk] = cached
-            out.extend(cached)
-        return out
+        chunks = _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS]))
+        for chunk in chunks:
+            if chunk not in cache and len(cache) < _CACHE_LIMIT:
+                cache[chunk] = tuple(qt.term for qt in self._query_terms_of_chunk(chunk))
+        if len(cache) >= _CACHE_LIMIT:  # full: analyse what is not cached without storing it
+            return [qt.term for chunk in chunks for qt in self._query_terms_of_chunk(chunk)]
+        return [term for chunk in chunks for term in cache[chunk]]
 
     def query_terms(self, text: str) -> list[QueryTerm]:
         """Words of `text` with their index terms, in order, with repeats."""

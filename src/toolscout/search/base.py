@@ -62,10 +62,14 @@ class SearchHit:
     score: float
     """The engine's raw score: comparable within one query, not across queries or engines."""
     normalized_score: float
-    """0–1, comparable across queries and catalogs: `score / (score + scale)`. For BM25 the
-    scale is the score of one query word that no other tool has, found once in both the
-    tool's name and description; so 0.5 is that much evidence, 0.8 four times as much, and
-    0.2 a quarter of it (a common word, or a word only in a parameter). For regex: 1."""
+    """0–1, comparable across queries and catalogs: `score / (score + scale)`, never 1.
+
+    For BM25 the scale is the score of one query word that no other tool has, found once in
+    both the tool's name and description; so 0.5 is that much evidence, 0.8 four times as
+    much, 0.2 a quarter of it (a common word, or a word only in a parameter). Queries of
+    fewer than nine words (stopwords aside) are held to less, by the square root of their
+    length: a one-word query needs a third of that evidence, so "rain" still finds the tool
+    whose description says "rain". For regex: always 1."""
     rank: int = 0
     """1-based position in the results."""
     explain: Callable[[], tuple[MatchedTerm, ...]] = field(

@@ -47,6 +47,10 @@ DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
 )
 
 
+# A query of this many words (stopwords aside) is held to the full `score_scale`; chosen
+# on the BFCL dev split with short queries' recall in view.
+_FULL_LENGTH_QUERY = 9
+
 # Query terms whose matches an index remembers (see `_IndexState.alternatives`).
 _ALTERNATIVES_CACHE_LIMIT = 100_000
 
@@ -91,6 +95,11 @@ class BM25Options:
             )
         if any(weight < 0 for weight in self.field_weights.values()):
             raise SearchConfigError("field weights must be >= 0")
+        if not self.field_weights.get("name") and not self.field_weights.get("description"):
+            raise SearchConfigError(
+                "the name or the description field must have a weight above 0: scores are "
+                "measured against a match in them"
+            )
         for name in ("synonym_weight", "prefix_weight"):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchConfigError(f"{name} must be between 0 and 1")
@@ -126,6 +135,7 @@ class _IndexState:
     terms: list[str]  # by column
     sorted_terms: list[str]  # terms present in the current tools, for prefix look-up
     sorted_columns: npt.NDArray[np.int64]
+    sorted_lengths: npt.NDArray[np.int64]  # length of each of `sorted_terms`
     score_scale: float  # the raw score that normalises to 0.5
     # Query term → its matches in this index; common words recur in almost every query.
     alternatives: dict[tuple[str, bool], tuple[_Alternative, ...]] = field(default_factory=dict)
@@ -159,12 +169,10 @@ class BM25Engine(SearchEngine):
 
     def _reuse_or_analyse(self, tool: Tool) -> _AnalysedTool:
         # Tools are immutable: the same object needs no check, and a new object for the same
-        # id is re-analysed only if its searchable text changed. Not `Tool.fingerprint`: it is
-        # cached, and `model_copy(update=...)` copies the cache, so an edited copy would carry
-        # the fingerprint of the tool it was copied from.
+        # id is re-analysed only if its fingerprint (the searchable text) changed.
         previous = self._analysed.get(tool.id)
         if previous is not None and (
-            previous[0] is tool or tool_fields(previous[0]) == tool_fields(tool)
+            previous[0] is tool or previous[0].fingerprint == tool.fingerprint
         ):
             return previous[1]
         return self._analyse(tool)
@@ -172,7 +180,7 @@ class BM25Engine(SearchEngine):
     def rank(self, query: str, limit: int) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
-        groups = self._query_groups(query, state)
+        groups, query_words = self._query_groups(query, state)
         if not groups or n_tools == 0:
             return RankedCandidates((), (), (), notice=_no_terms_notice(query, n_tools))
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
@@ -214,7 +222,9 @@ class BM25Engine(SearchEngine):
         # `matched` is in catalog order, and a stable sort keeps it for equal scores.
         order = matched[np.argsort(-scores[matched], kind="stable")]
         ranked_scores = scores[order]
-        normalized = ranked_scores / (ranked_scores + state.score_scale)
+        # Short queries can only gather a little evidence, so they are held to less of it.
+        length_factor = min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
+        normalized = ranked_scores / (ranked_scores + state.score_scale * length_factor)
         return RankedCandidates(
             positions=order.tolist(),
             scores=ranked_scores.tolist(),
@@ -289,6 +299,7 @@ class BM25Engine(SearchEngine):
             terms=terms,
             sorted_terms=[terms[c] for c in order],
             sorted_columns=np.array(order, dtype=np.int64),
+            sorted_lengths=np.array([len(terms[c]) for c in order], dtype=np.int64),
             score_scale=self._score_scale(n_tools),
         )
 
@@ -301,10 +312,13 @@ class BM25Engine(SearchEngine):
 
     def _query_groups(
         self, query: str, state: _IndexState
-    ) -> list[tuple[QueryTerm, tuple[_Alternative, ...]]]:
+    ) -> tuple[list[tuple[QueryTerm, tuple[_Alternative, ...]]], int]:
+        """Each query term with its matches in the catalog, and how many distinct words the
+        query has, matched or not."""
         groups: list[tuple[QueryTerm, tuple[_Alternative, ...]]] = []
         seen: set[str] = set()
         query_terms = self.analyzer.query_terms(query)
+        query_words = len({qt.term for qt in query_terms})
         if self.options.word_pairs:
             single_words = [qt for qt in query_terms if not is_identifier(qt.term)]
             query_terms += [
@@ -323,7 +337,7 @@ class BM25Engine(SearchEngine):
                     state.alternatives[key] = alternatives
             if alternatives:
                 groups.append((query_term, alternatives))
-        return groups
+        return groups, query_words
 
     def _alternatives(
         self, term: str, may_prefix_match: bool, state: _IndexState
@@ -359,8 +373,13 @@ class BM25Engine(SearchEngine):
     def _prefix_columns(self, prefix: str, state: _IndexState) -> list[int]:
         start = bisect.bisect_left(state.sorted_terms, prefix)
         end = bisect.bisect_left(state.sorted_terms, prefix + "\U0010ffff")
-        end = min(end, start + self.options.max_prefix_expansions)
-        columns: list[int] = state.sorted_columns[start:end].tolist()
+        candidates = state.sorted_columns[start:end]
+        if len(candidates) > self.options.max_prefix_expansions:
+            # Keep the closest completions (the shortest words), not the first in the alphabet.
+            lengths = state.sorted_lengths[start:end]
+            closest = np.argsort(lengths, kind="stable")[: self.options.max_prefix_expansions]
+            candidates = candidates[np.sort(closest)]
+        columns: list[int] = candidates.tolist()
         return columns
 
 
@@ -392,6 +411,7 @@ def _empty_state() -> _IndexState:
         terms=[],
         sorted_terms=[],
         sorted_columns=np.zeros(0, dtype=np.int64),
+        sorted_lengths=np.zeros(0, dtype=np.int64),
         score_scale=1.0,
     )
 

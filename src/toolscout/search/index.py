@@ -89,33 +89,9 @@ class ToolIndex:
 
         An empty result carries a `notice` explaining why, fit to show a model.
         """
-        k = _check_k(k)
-        threshold = self.threshold if threshold is None else _check_threshold(threshold)
-        if not isinstance(query, str):
-            raise SearchConfigError(f"query must be a string, got {type(query).__name__}")
-        query = query[:MAX_QUERY_CHARS]
-        with self._lock:  # the engine's positions refer to this exact tool list
-            tools = self._current_tools()
-            limit = k
-            while True:
-                candidates = self._engine.rank(query, limit)
-                hits, reached_floor = self._accept(
-                    tools, candidates, k, min_score, threshold, filter
-                )
-                # Fewer candidates than asked for means the engine has no more to give
-                # (regex out of time): asking again would only repeat the same work.
-                if (
-                    len(hits) >= k
-                    or reached_floor
-                    or candidates.exhaustive
-                    or len(candidates.positions) < limit
-                ):
-                    break
-                limit *= 4  # the filter rejected some: look further down
-        notice = candidates.notice
-        if not hits and notice is None:
-            notice = _nothing_relevant_notice(candidates.positions, filter)
-        return SearchResults(hits, query=query, notice=notice)
+        return self.search_many(
+            [query], k, min_score=min_score, threshold=threshold, filter=filter
+        )[0]
 
     def search_many(
         self,
@@ -126,12 +102,49 @@ class ToolIndex:
         threshold: float | None = None,
         filter: ToolFilter | None = None,
     ) -> list[SearchResults]:
-        """`search` for each query, against one consistent view of the catalog."""
-        with self._lock:
+        """`search` for each query, all against the same state of the catalog: a change
+        made while the batch runs shows in the next search, not halfway through this one."""
+        k = _check_k(k)
+        threshold = self.threshold if threshold is None else _check_threshold(threshold)
+        for query in queries:
+            if not isinstance(query, str):
+                raise SearchConfigError(f"query must be a string, got {type(query).__name__}")
+        with self._lock:  # the engine's positions refer to this exact tool list
+            tools = self._current_tools()
             return [
-                self.search(query, k, min_score=min_score, threshold=threshold, filter=filter)
+                self._search(tools, query[:MAX_QUERY_CHARS], k, min_score, threshold, filter)
                 for query in queries
             ]
+
+    def _search(
+        self,
+        tools: list[Tool],
+        query: str,
+        k: int,
+        min_score: float | None,
+        threshold: float,
+        tool_filter: ToolFilter | None,
+    ) -> SearchResults:
+        limit = k
+        while True:
+            candidates = self._engine.rank(query, limit)
+            hits, reached_floor = self._accept(
+                tools, candidates, k, min_score, threshold, tool_filter
+            )
+            # Fewer candidates than asked for means the engine has no more to give
+            # (regex out of time): asking again would only repeat the same work.
+            if (
+                len(hits) >= k
+                or reached_floor
+                or candidates.exhaustive
+                or len(candidates.positions) < limit
+            ):
+                break
+            limit *= 4  # the filter rejected some: look further down
+        notice = candidates.notice
+        if not hits and notice is None:
+            notice = _nothing_relevant_notice(candidates.positions, tool_filter)
+        return SearchResults(hits, query=query, notice=notice)
 
     def refresh(self) -> bool:
         """Catch up with the catalog now instead of at the next search; True if it changed."""
