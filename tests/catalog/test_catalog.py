@@ -197,3 +197,10 @@ class TestChangedCopies:
     def test_a_copy_is_validated_like_a_new_tool(self) -> None:
         with pytest.raises(ToolDefinitionError, match="input_schema must describe an object"):
             make_tool("get_weather").model_copy(update={"input_schema": {"type": "array"}})
+
+
+class TestNamespaceOnAdd:
+    def test_namespace_applies_to_tools_without_one(self) -> None:
+        catalog = Catalog([make_tool("get_weather")], namespace="weather")
+        catalog.add([make_tool("send"), make_tool("post", namespace="slack")], namespace="mail")
+        assert ids(catalog) == ["weather__get_weather", "mail__send", "slack__post"]

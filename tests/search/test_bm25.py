@@ -523,3 +523,10 @@ class TestOptionLimits:
         tools.append(make_tool("zebra_tool", "Feeds the zebras."))
         index = make_index(tools, bm25=BM25Options(max_prefix_expansions=5), threshold=0)
         assert names(index.search("zebr", k=3))[0] == "zebra_tool"
+
+
+class TestNotices:
+    def test_a_query_of_only_common_words_says_so(self, index: ToolIndex) -> None:
+        results = index.search("the of and to")
+        assert list(results) == []
+        assert results.notice and "only common words" in results.notice

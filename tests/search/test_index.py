@@ -276,6 +276,13 @@ class TestFilters:
         assert list(results) == []
         assert results.notice
 
+    def test_notice_blames_the_filter_only_when_it_turned_a_tool_away(self) -> None:
+        index = make_index()
+        denied = index.search("weather", filter=lambda tool: False)
+        assert denied.notice and "you may use" in denied.notice
+        too_weak = index.search("weather", threshold=0.99, filter=lambda tool: True)
+        assert too_weak.notice and "relevant enough" in too_weak.notice
+
     def test_filter_sees_current_tools(self, catalog: Catalog, engine: str) -> None:
         seen: list[Tool] = []
         index = make_index(catalog, engine)

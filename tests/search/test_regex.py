@@ -77,14 +77,15 @@ class TestPatternMatching:
         )
         index = make_index([tool], engine="regex")
         for pattern, field in [
-            ("nsword", "namespace"),
-            ("pname", "parameter_names"),
-            ("pdesc", "parameter_descriptions"),
-            ("evalue", "enum_values"),
-            ("tagword", "tags"),
+            # The id `nsword__tool` is searched with the name, so a namespace is found twice.
+            ("nsword", ("name", "namespace")),
+            ("pname", ("parameter_names",)),
+            ("pdesc", ("parameter_descriptions",)),
+            ("evalue", ("enum_values",)),
+            ("tagword", ("tags",)),
         ]:
             (hit,) = index.search(pattern)
-            assert hit.matched_fields == {pattern: (field,)}
+            assert hit.matched_fields == {pattern: field}
 
     def test_explanations_name_the_matched_text_and_fields(self, regex_index: ToolIndex) -> None:
         (hit,) = regex_index.search("Fahrenheit")
@@ -229,3 +230,11 @@ class TestRegexSafety:
     def test_impossible_options_are_refused(self, options: dict[str, Any]) -> None:
         with pytest.raises(SearchConfigError):
             RegexOptions(**options)
+
+
+class TestIdsAreSearchable:
+    def test_a_namespaced_id_matches_a_pattern(self) -> None:
+        index = make_index(
+            [make_tool("create_issue", "Open a ticket.", namespace="github")], engine="regex"
+        )
+        assert names(index.search("^github__create")) == ["create_issue"]

@@ -13,6 +13,8 @@ from toolscout.catalog.export import (
 )
 from toolscout.catalog.files import load_tools
 from toolscout.catalog.ingest import KNOWN_SHAPES, to_tools
+from toolscout.catalog.lint import LintIssue, lint_tools
+from toolscout.catalog.tokens import catalog_tokens, count_tokens, tool_tokens
 from toolscout.catalog.tool import NAMESPACE_SEPARATOR, Tool, make_tool_id
 
 __all__ = [
@@ -20,9 +22,13 @@ __all__ = [
     "NAMESPACE_SEPARATOR",
     "Catalog",
     "ExportFormat",
+    "LintIssue",
     "NameBy",
     "Tool",
+    "catalog_tokens",
+    "count_tokens",
     "export_tools",
+    "lint_tools",
     "load_tools",
     "make_tool_id",
     "to_anthropic",
@@ -31,4 +37,5 @@ __all__ = [
     "to_openai_responses",
     "to_tools",
     "tool_from_callable",
+    "tool_tokens",
 ]

@@ -21,11 +21,11 @@ class Catalog:
     OpenAI / Anthropic / MCP tool definitions, or lists of them.
     """
 
-    def __init__(self, tools: Iterable[Any] | Any = ()) -> None:
+    def __init__(self, tools: Iterable[Any] | Any = (), *, namespace: str | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._lock = threading.RLock()
         self._version = 0
-        self.add(tools)
+        self.add(tools, namespace=namespace)
 
     @classmethod
     def from_file(cls, path: str | Path, *, namespace: str | None = None) -> Catalog:
@@ -39,13 +39,14 @@ class Catalog:
         """A counter bumped by every add, remove or replace."""
         return self._version
 
-    def add(self, tools: Iterable[Any] | Any) -> list[Tool]:
-        """Add one tool or many; all or none are added.
+    def add(self, tools: Iterable[Any] | Any, *, namespace: str | None = None) -> list[Tool]:
+        """Add one tool or many; all or none are added. `namespace` applies to the tools
+        that do not carry one.
 
         Raises:
             DuplicateToolError: a tool's id is already in the catalog, or twice in `tools`.
         """
-        new_tools = to_tools(tools)
+        new_tools = to_tools(tools, namespace=namespace)
         with self._lock:
             seen: set[str] = set()
             for tool in new_tools:

@@ -182,7 +182,8 @@ class BM25Engine(SearchEngine):
         n_tools = len(state.tools)
         groups, query_words = self._query_groups(query, state)
         if not groups or n_tools == 0:
-            return RankedCandidates((), (), (), notice=_no_terms_notice(query, n_tools))
+            notice = _no_terms_notice(query, n_tools, query_words)
+            return RankedCandidates((), (), (), notice=notice)
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
         single_rows: list[npt.NDArray[np.int32]] = []
         single_values: list[npt.NDArray[np.float64]] = []
@@ -416,11 +417,16 @@ def _empty_state() -> _IndexState:
     )
 
 
-def _no_terms_notice(query: str, n_tools: int) -> str:
+def _no_terms_notice(query: str, n_tools: int, query_words: int) -> str:
     if not query.strip():
         return "The query is empty: describe the tool you need in a few words."
     if n_tools == 0:
         return "The catalog is empty: there are no tools to search."
+    if query_words == 0:
+        return (
+            "The query has only common words (the, of, to...), which match nothing: name the "
+            "action and the object, e.g. 'send email'."
+        )
     return (
         "No tool matches any word of this query. Do not retry the same words: describe the "
         "task differently (an action and an object, e.g. 'send email')."

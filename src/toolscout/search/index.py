@@ -38,7 +38,8 @@ class ToolIndex:
     """Ranked, explained search over a catalog's tools.
 
     The index follows its catalog: tools added, removed or replaced are searchable (or gone)
-    at the next search, and only changed tools are re-analysed. Pinned tools are always
+    at the next search; BM25 re-analyses only the tools whose text changed (regex lays out
+    the catalog's text anew, which is cheap). Pinned tools are always
     visible to the model, so they are never search results.
 
     Args:
@@ -128,7 +129,7 @@ class ToolIndex:
         limit = k
         while True:
             candidates = self._engine.rank(query, limit)
-            hits, reached_floor = self._accept(
+            hits, reached_floor, filtered_out = self._accept(
                 tools, candidates, k, min_score, threshold, tool_filter
             )
             # Fewer candidates than asked for means the engine has no more to give
@@ -143,7 +144,7 @@ class ToolIndex:
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
         if not hits and notice is None:
-            notice = _nothing_relevant_notice(candidates.positions, tool_filter)
+            notice = _nothing_relevant_notice(filtered_out)
         return SearchResults(hits, query=query, notice=notice)
 
     def refresh(self) -> bool:
@@ -176,16 +177,20 @@ class ToolIndex:
         min_score: float | None,
         threshold: float,
         tool_filter: ToolFilter | None,
-    ) -> tuple[list[SearchHit], bool]:
-        """The hits among `candidates`, and whether the score floors cut the list short."""
+    ) -> tuple[list[SearchHit], bool, bool]:
+        """The hits among `candidates`; whether the score floors cut the list short; and
+        whether the filter turned any tool away."""
         hits: list[SearchHit] = []
+        filtered_out = False
         for position, score, normalized in zip(
             candidates.positions, candidates.scores, candidates.normalized_scores, strict=True
         ):
             if normalized < threshold or (min_score is not None and score < min_score):
-                return hits, True  # candidates come best first: the rest score lower still
+                # Candidates come best first: the rest score lower still.
+                return hits, True, filtered_out
             tool = tools[position]
             if tool_filter is not None and not tool_filter(tool):
+                filtered_out = True
                 continue
             hits.append(
                 SearchHit(
@@ -198,7 +203,7 @@ class ToolIndex:
             )
             if len(hits) == k:
                 break
-        return hits, False
+        return hits, False, filtered_out
 
     def __repr__(self) -> str:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
@@ -229,8 +234,8 @@ def _check_threshold(threshold: object) -> float:
     return float(threshold)
 
 
-def _nothing_relevant_notice(positions: Sequence[int], tool_filter: ToolFilter | None) -> str:
-    if positions and tool_filter is not None:
+def _nothing_relevant_notice(filtered_out: bool) -> str:
+    if filtered_out:
         return "No tool you may use matches this query. Do not retry the same words."
     return (
         "No tool is relevant enough to this query. Do not retry the same words: describe "

@@ -169,9 +169,13 @@ def _compile(pattern: str, max_length: int, max_memory: int) -> Any:
 
 
 def _tool_lines(tool: Tool) -> tuple[tuple[Field, bytes], ...]:
+    texts = tool_fields(tool)
+    if tool.id != tool.name:
+        # The id is how the model may know the tool (`github__create_issue`): findable too.
+        texts["name"] = [*texts["name"], tool.id]
     return tuple(
         (field_name, " ".join(text.split()).encode(errors="replace"))
-        for field_name, texts in tool_fields(tool).items()
-        for text in texts
+        for field_name, field_texts in texts.items()
+        for text in field_texts
         if text.strip()
     )
