@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tool_examples import ANTHROPIC_WEATHER, MCP_WEATHER, OPENAI_CHAT_WEATHER, make_tool
 
 from toolscout.catalog import Catalog
 from toolscout.errors import DuplicateToolError, ToolDefinitionError, UnknownToolError
+
+from .tool_examples import ANTHROPIC_WEATHER, MCP_WEATHER, OPENAI_CHAT_WEATHER, make_tool
 
 
 def make_catalog(*names: str, namespace: str | None = None) -> Catalog:

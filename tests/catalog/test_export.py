@@ -8,7 +8,6 @@ import mcp.types
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tool_examples import EXAMPLES_BY_FORMAT, MCP_WEATHER, WEATHER_PARAMETERS, make_tool
 
 from toolscout.catalog import (
     ExportFormat,
@@ -20,6 +19,8 @@ from toolscout.catalog import (
     to_openai_responses,
     to_tools,
 )
+
+from .tool_examples import EXAMPLES_BY_FORMAT, MCP_WEATHER, WEATHER_PARAMETERS, make_tool
 
 FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 

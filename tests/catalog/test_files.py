@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 import yaml
-from tool_examples import ANTHROPIC_WEATHER, BFCL_TRIANGLE_AREA, MCP_WEATHER, OPENAI_CHAT_WEATHER
 
 from toolscout.catalog import Catalog, load_tools, to_tools
 from toolscout.errors import CatalogFormatError, ToolDefinitionError
+
+from .tool_examples import ANTHROPIC_WEATHER, BFCL_TRIANGLE_AREA, MCP_WEATHER, OPENAI_CHAT_WEATHER
 
 
 def write(directory: Path, filename: str, content: Any) -> Path:

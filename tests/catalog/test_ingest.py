@@ -9,7 +9,11 @@ import mcp.types
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tool_examples import (
+
+from toolscout.catalog import KNOWN_SHAPES, Catalog, Tool, to_tools
+from toolscout.errors import CatalogFormatError, ToolDefinitionError, ToolScoutError
+
+from .tool_examples import (
     ANTHROPIC_DEFERRED_WEATHER,
     ANTHROPIC_WEATHER,
     BFCL_TRIANGLE_AREA,
@@ -19,9 +23,6 @@ from tool_examples import (
     WEATHER_PARAMETERS,
     make_tool,
 )
-
-from toolscout.catalog import KNOWN_SHAPES, Catalog, Tool, to_tools
-from toolscout.errors import CatalogFormatError, ToolDefinitionError, ToolScoutError
 
 
 def read_one(payload: Any, **options: Any) -> Tool:

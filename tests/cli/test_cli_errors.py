@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import RunToolscout, WriteCatalog
+
+from .conftest import RunToolscout, WriteCatalog
 
 TOOLSCOUT = Path(sys.executable).parent / "toolscout"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import RunToolscout, WriteCatalog
-
 from toolscout.catalog import Catalog
 from toolscout.catalog.tokens import catalog_tokens, tool_tokens
 from toolscout.data import demo_catalog_path
+
+from .conftest import RunToolscout, WriteCatalog
 
 
 def section(output: str, heading: str) -> str:

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import RunToolscout
 
 from toolscout.catalog import Catalog
 from toolscout.data import demo_catalog_path
 from toolscout.search import ToolIndex
+
+from .conftest import RunToolscout
 
 HIGHLIGHT = "\x1b[1;33m"  # rich's "bold yellow"
 

@@ -60,16 +60,22 @@ class SearchHit:
     tool: Tool
     """The tool as it is in the catalog now (never a stale copy)."""
     score: float
-    """The engine's raw score: comparable within one query, not across queries or engines."""
+    """The engine's raw score, which orders the hits: comparable within one query, not across
+    queries or engines. For BM25, the field-weighted BM25 sum times the share of the query's
+    words the tool matches."""
     normalized_score: float
-    """0–1, comparable across queries and catalogs: `score / (score + scale)`, never 1.
+    """0–1, comparable across queries and catalogs: how strong the match is, never 1. Thresholds
+    apply to it.
 
-    For BM25 the scale is the score of one query word that no other tool has, found once in
-    both the tool's name and description; so 0.5 is that much evidence, 0.8 four times as
-    much, 0.2 a quarter of it (a common word, or a word only in a parameter). Queries of
-    fewer than nine words (stopwords aside) are held to less, by the square root of their
-    length: a one-word query needs a third of that evidence, so "rain" still finds the tool
-    whose description says "rain". For regex: always 1."""
+    For BM25 it is `evidence / (evidence + scale)`, where evidence is the BM25 sum (before the
+    share of matched words, so a tool matching one rare query word strongly still counts as a
+    strong match, though it ranks below tools that match more of the query), and the scale is
+    the evidence of one query word that no other tool has, found once in both the tool's name
+    and description; so 0.5 is that much evidence, 0.8 four times as much, 0.2 a quarter of it
+    (a common word, or a word only in a parameter). Queries of fewer than nine words
+    (stopwords aside) are held to less, by the square root of their length: a one-word query
+    needs a third of that evidence, so "rain" still finds the tool whose description says
+    "rain". For regex: always 1."""
     rank: int = 0
     """1-based position in the results."""
     explain: Callable[[], tuple[MatchedTerm, ...]] = field(
@@ -118,8 +124,11 @@ class SearchEngine(ABC):
         """Index these tools, in this order; reuse whatever earlier work still applies."""
 
     @abstractmethod
-    def rank(self, query: str, limit: int) -> RankedCandidates:
-        """Candidates for `query`, best first, at least `limit` of them when there are."""
+    def rank(
+        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
+    ) -> RankedCandidates:
+        """Candidates for `query`, best first, at least `limit` of them when there are, leaving
+        out those whose normalized score is below `threshold` or raw score below `min_score`."""
 
 
 @dataclass(frozen=True, slots=True)

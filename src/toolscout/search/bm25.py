@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -78,6 +79,13 @@ class BM25Options:
     """Also index adjacent words as pairs in names, descriptions and parameter descriptions,
     so a tool that says the query's phrase ("current weather", "area of a triangle") ranks
     above one that merely has its words somewhere."""
+    coordination: bool = True
+    """Multiply each tool's score by the share of the query's words it matches (of those the
+    catalog has at all): a tool that matches four of five words outranks one that matches a
+    single rare word, however strongly."""
+    pair_weight: float = 0.75
+    """A word-pair match counts this fraction of a single-word match (on top of the words
+    themselves, which match too)."""
     min_prefix_length: int = 3
     """Query words shorter than this never prefix-match, so `a` cannot match everything."""
     max_prefix_expansions: int = 64
@@ -100,7 +108,7 @@ class BM25Options:
                 "the name or the description field must have a weight above 0: scores are "
                 "measured against a match in them"
             )
-        for name in ("synonym_weight", "prefix_weight"):
+        for name in ("synonym_weight", "prefix_weight", "pair_weight"):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchConfigError(f"{name} must be between 0 and 1")
         if self.min_prefix_length < 2:
@@ -177,7 +185,9 @@ class BM25Engine(SearchEngine):
             return previous[1]
         return self._analyse(tool)
 
-    def rank(self, query: str, limit: int) -> RankedCandidates:
+    def rank(
+        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
+    ) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
         groups, query_words = self._query_groups(query, state)
@@ -188,12 +198,19 @@ class BM25Engine(SearchEngine):
         single_rows: list[npt.NDArray[np.int32]] = []
         single_values: list[npt.NDArray[np.float64]] = []
         best_per_word: list[npt.NDArray[np.float64]] = []
-        for _, alternatives in groups:
+        # For coordination: which tools each query word (not word pair) matched.
+        word_rows: list[npt.NDArray[np.integer[Any]]] = []
+        words_in_catalog = 0
+        for query_term, alternatives in groups:
+            is_word = " " not in query_term.term
+            words_in_catalog += is_word
             if len(alternatives) == 1:
                 (alt,) = alternatives
                 start, end = indptr[alt.column], indptr[alt.column + 1]
                 single_rows.append(indices[start:end])
                 single_values.append(alt.weight * data[start:end])
+                if is_word:
+                    word_rows.append(indices[start:end])
             else:
                 # A query word counts once: its best match (exact, synonym or prefix) per tool.
                 best = np.zeros(n_tools, dtype=np.float64)
@@ -202,6 +219,8 @@ class BM25Engine(SearchEngine):
                     rows = indices[start:end]
                     best[rows] = np.maximum(best[rows], alt.weight * data[start:end])
                 best_per_word.append(best)
+                if is_word:
+                    word_rows.append(np.flatnonzero(best))
         # Words with a single match add up in one pass over all their postings.
         scores = (
             np.bincount(
@@ -214,8 +233,23 @@ class BM25Engine(SearchEngine):
         )
         for best in best_per_word:
             scores += best
+        # How strongly a tool matches (`evidence`, behind normalized_score and thresholds) is
+        # kept apart from how it ranks (`scores`, times the share of query words matched).
+        evidence = scores
+        if self.options.coordination and words_in_catalog > 1:
+            # Each word's rows are distinct, so counting rows counts the words a tool matched.
+            matched_words = np.bincount(np.concatenate(word_rows), minlength=n_tools)
+            scores = evidence * (matched_words / words_in_catalog)
+        # Short queries can only gather a little evidence, so they are held to less of it.
+        scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
 
         matched = np.flatnonzero(scores)
+        if threshold > 0 or min_score is not None:
+            strength = evidence[matched]
+            keep = strength / (strength + scale) >= threshold
+            if min_score is not None:
+                keep &= scores[matched] >= min_score
+            matched = matched[keep]
         exhaustive = len(matched) <= limit
         if not exhaustive:
             kth_best = np.partition(scores[matched], len(matched) - limit)[len(matched) - limit]
@@ -223,9 +257,8 @@ class BM25Engine(SearchEngine):
         # `matched` is in catalog order, and a stable sort keeps it for equal scores.
         order = matched[np.argsort(-scores[matched], kind="stable")]
         ranked_scores = scores[order]
-        # Short queries can only gather a little evidence, so they are held to less of it.
-        length_factor = min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
-        normalized = ranked_scores / (ranked_scores + state.score_scale * length_factor)
+        ranked_evidence = evidence[order]
+        normalized = ranked_evidence / (ranked_evidence + scale)
         return RankedCandidates(
             positions=order.tolist(),
             scores=ranked_scores.tolist(),
@@ -346,7 +379,8 @@ class BM25Engine(SearchEngine):
         found: dict[int, _Alternative] = {}
         exact = self._present_column(term, state)
         if exact is not None:
-            found[exact] = _Alternative(exact, 1.0, "exact")
+            weight = self.options.pair_weight if " " in term else 1.0
+            found[exact] = _Alternative(exact, weight, "exact")
         for synonym in self._synonyms.get(term, ()):
             column = self._present_column(synonym, state)
             if column is not None and column not in found:

@@ -128,18 +128,11 @@ class ToolIndex:
     ) -> SearchResults:
         limit = k
         while True:
-            candidates = self._engine.rank(query, limit)
-            hits, reached_floor, filtered_out = self._accept(
-                tools, candidates, k, min_score, threshold, tool_filter
-            )
+            candidates = self._engine.rank(query, limit, threshold=threshold, min_score=min_score)
+            hits, filtered_out = self._accept(tools, candidates, k, tool_filter)
             # Fewer candidates than asked for means the engine has no more to give
             # (regex out of time): asking again would only repeat the same work.
-            if (
-                len(hits) >= k
-                or reached_floor
-                or candidates.exhaustive
-                or len(candidates.positions) < limit
-            ):
+            if len(hits) >= k or candidates.exhaustive or len(candidates.positions) < limit:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
@@ -174,20 +167,15 @@ class ToolIndex:
         tools: list[Tool],
         candidates: RankedCandidates,
         k: int,
-        min_score: float | None,
-        threshold: float,
         tool_filter: ToolFilter | None,
-    ) -> tuple[list[SearchHit], bool, bool]:
-        """The hits among `candidates`; whether the score floors cut the list short; and
-        whether the filter turned any tool away."""
+    ) -> tuple[list[SearchHit], bool]:
+        """The hits among `candidates` (already above the score floors), and whether the
+        filter turned any tool away."""
         hits: list[SearchHit] = []
         filtered_out = False
         for position, score, normalized in zip(
             candidates.positions, candidates.scores, candidates.normalized_scores, strict=True
         ):
-            if normalized < threshold or (min_score is not None and score < min_score):
-                # Candidates come best first: the rest score lower still.
-                return hits, True, filtered_out
             tool = tools[position]
             if tool_filter is not None and not tool_filter(tool):
                 filtered_out = True
@@ -203,7 +191,7 @@ class ToolIndex:
             )
             if len(hits) == k:
                 break
-        return hits, False, filtered_out
+        return hits, filtered_out
 
     def __repr__(self) -> str:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
