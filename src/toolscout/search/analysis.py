@@ -137,7 +137,8 @@ def is_identifier(term: str) -> bool:
 def word_pairs(terms: Sequence[str]) -> list[str]:
     """Each two adjacent terms as one `"first second"` term, skipping whole identifiers
     (their parts are already in the sequence): `current weather`, `area triangl`."""
-    words = [term for term in terms if not is_identifier(term)]
+    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # `is_identifier`, inlined: a hot loop
+    words = [term for term in terms if no_separator(term)]
     return [f"{first} {second}" for first, second in itertools.pairwise(words)]
 
 

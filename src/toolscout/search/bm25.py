@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -284,8 +284,7 @@ class BM25Engine(SearchEngine):
                 terms += word_pairs(terms)
             counts = Counter(terms)
             lengths[field_id] = len(terms)
-            # A new term's id is the vocabulary size before it is added.
-            term_ids.extend([vocabulary.setdefault(term, len(vocabulary)) for term in counts])
+            term_ids.extend(_term_ids(vocabulary, list(counts)))
             field_ids.extend([field_id] * len(counts))
             frequencies.extend(counts.values())
         return _AnalysedTool(
@@ -416,6 +415,18 @@ class BM25Engine(SearchEngine):
             candidates = candidates[np.sort(closest)]
         columns: list[int] = candidates.tolist()
         return columns
+
+
+def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> list[int]:
+    """The ids of `terms`, adding the new ones to `vocabulary` (a new term's id is the
+    vocabulary's size before it is added, so ids are insertion positions)."""
+    found = list(map(vocabulary.get, terms))  # most terms are known: one C-level pass
+    if None in found:
+        found = [
+            vocabulary.setdefault(term, len(vocabulary)) if term_id is None else term_id
+            for term, term_id in zip(terms, found, strict=True)
+        ]
+    return cast(list[int], found)  # no None is left
 
 
 def _explain(
