@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, get_args
 
 from toolscout.catalog.tool import Tool
 
@@ -21,15 +21,8 @@ Field = Literal[
 ]
 """A searchable part of a tool; each is indexed separately."""
 
-FIELDS: tuple[Field, ...] = (
-    "name",
-    "namespace",
-    "description",
-    "parameter_names",
-    "parameter_descriptions",
-    "enum_values",
-    "tags",
-)
+FIELDS: tuple[Field, ...] = get_args(Field)
+"""The fields in index order (engines number them by position here)."""
 
 MatchKind = Literal["exact", "synonym", "prefix", "pattern"]
 
