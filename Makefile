@@ -29,7 +29,7 @@ bench: $(INSTALLED)
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench,redis]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
 	touch $@
 

@@ -28,3 +28,25 @@ class UnknownToolError(ToolScoutError, KeyError):
 
 class SearchConfigError(ToolScoutError, ValueError):
     """A search engine or index was configured with an impossible value."""
+
+
+class MissingExtraError(ToolScoutError, ImportError):
+    """A feature needs an optional dependency that is not installed; the message names the
+    extra to install (`pip install 'toolscout[redis]'`)."""
+
+
+class StateStoreError(ToolScoutError, ValueError):
+    """A discovered-tool store was given an impossible value: a thread or tool id that is not
+    text, a negative TTL, a file that is not a toolscout store."""
+
+
+class MissingThreadError(StateStoreError):
+    """A store that keeps state per conversation was asked about a request with no thread id.
+
+    Sharing one bucket between every anonymous request would show one user's discovered tools
+    to another, so stores refuse by default (see `anonymous="isolate"`)."""
+
+
+class ToolSearchConfigError(ToolScoutError, ValueError):
+    """`ToolSearch` was configured with an impossible value: an unknown mode, `max_results`
+    out of range, or a user tool whose name clashes with a meta-tool."""
