@@ -23,6 +23,7 @@ from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_markdown, to_rich
 from benchmarks.speed import run_speed
+from benchmarks.tokens import run_tokens
 
 RESULTS = Path(__file__).parent / "results" / "latest.md"
 _PACKAGES = ("toolscout", "fastmcp", "bm25s", "rank-bm25", "bfcl-eval")
@@ -63,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     tables.append(speed)
     console.print(to_rich(speed))
+    savings = run_tokens(data.tools, [100, 1_000] if args.quick else [100, 1_000, 10_000])
+    tables.append(savings)
+    console.print(to_rich(savings))
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     heading = "toolscout benchmarks" + (" (--quick)" if args.quick else "")

@@ -9,6 +9,7 @@ from typer.core import TyperGroup
 
 from toolscout.cli.inspect import inspect
 from toolscout.cli.search import search
+from toolscout.cli.tokens import tokens
 from toolscout.errors import ToolScoutError
 
 
@@ -37,13 +38,15 @@ def _fail(message: str, exit_code: int = 2) -> NoReturn:
 app = typer.Typer(
     cls=_MistakesOnOneLine,
     name="toolscout",
-    help="Find the right tools among thousands: search a tool catalog, inspect its quality.",
+    help="Find the right tools among thousands: search a tool catalog, inspect its quality, "
+    "count what tool search saves.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
 app.command()(search)
 app.command()(inspect)
+app.command()(tokens)
 
 
 def main() -> None:

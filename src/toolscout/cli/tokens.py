@@ -1,0 +1,69 @@
+"""`toolscout tokens`: what tool search saves per request, against sending every tool."""
+
+from __future__ import annotations
+
+from typing import Annotated, get_args
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.protocol import Mode, ResultFormat, estimate_tokens
+from toolscout.protocol.config import MAX_RESULTS_LIMIT
+
+
+def tokens(
+    catalog: Annotated[str, typer.Argument(help=CATALOG_HELP, show_default=False)],
+    mode: Annotated[
+        Mode | None,
+        typer.Option(help="Only this mode (default: every mode).", show_default=False),
+    ] = None,
+    result_format: Annotated[
+        ResultFormat | None,
+        typer.Option(
+            "--format", help="Only this result format (default: both).", show_default=False
+        ),
+    ] = None,
+    max_results: Annotated[
+        int,
+        typer.Option("--max-results", help=f"Tools one search finds (1-{MAX_RESULTS_LIMIT})."),
+    ] = 5,
+) -> None:
+    """Tokens of tools per request with tool search, against sending every tool (o200k_base)."""
+    if not 1 <= max_results <= MAX_RESULTS_LIMIT:
+        raise typer.BadParameter(
+            f"must be from 1 to {MAX_RESULTS_LIMIT}, got {max_results}", param_hint="--max-results"
+        )
+    tools = load_catalog(catalog)
+    modes = [mode] if mode else list(get_args(Mode))
+    formats = [result_format] if result_format else list(get_args(ResultFormat))
+    table = Table(
+        title=Text(f"Tool tokens per request for {len(tools):,} tools (o200k_base)"),
+        title_justify="left",
+    )
+    for column in ("mode", "format", "without search", "first request", "per request", "saving"):
+        table.add_column(column, justify="left" if column in ("mode", "format") else "right")
+    for each_mode in modes:
+        for each_format in formats:
+            estimate = estimate_tokens(
+                tools, mode=each_mode, result_format=each_format, max_results=max_results
+            )
+            table.add_row(
+                each_mode,
+                each_format,
+                f"{estimate.without_search:,}",
+                f"{estimate.first_request:,}",
+                f"{estimate.per_request:,}",
+                f"{estimate.saving:.1%}",
+            )
+    console = Console()
+    console.print(table)
+    console.print(
+        Text(
+            f"per request: the tool list and the meta-tool results once {max_results} tools "
+            "are discovered; without search: every tool's definition in each request.",
+            style="dim",
+        )
+    )

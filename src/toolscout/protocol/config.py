@@ -1,0 +1,121 @@
+"""`ToolSearchConfig`: every option of the per-step processor, in one validated model."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from toolscout.errors import ToolSearchConfigError
+from toolscout.search import EngineName
+
+Mode: TypeAlias = Literal["load", "auto_load", "proxy", "lazy"]
+"""How the model reaches deferred tools:
+
+- `load`: `search_tools` returns names, short descriptions and scores; `load_tool` makes the
+  chosen tools callable from the next step.
+- `auto_load`: `search_tools` makes its hits callable at once; there is no `load_tool`.
+- `proxy`: the tool list never changes; `search_tools` returns full definitions and
+  `call_tool(name, arguments)` runs them.
+- `lazy`: one discovery tool lists the deferred tools' names and first sentences; called with
+  `tool_names`, it returns their definitions and they become normal tools.
+"""
+
+ResultFormat: TypeAlias = Literal["json", "compact"]
+"""How meta-tool results are written: JSON, or compact text (names, one-line purposes,
+parameters with types, required marks and enums) that costs fewer tokens."""
+
+MAX_RESULTS_LIMIT = 20
+"""The most tools one search may return, whatever the model asks for."""
+
+#: The names OpenAI and Anthropic accept for a tool.
+WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+class MetaToolNames(BaseModel):
+    """The names of the tools tool search adds. Change them if a tool of yours is already
+    called `search_tools`; a clash is an error rather than a silent shadowing."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    search: str = "search_tools"
+    """Searches the deferred tools (modes `load`, `auto_load`, `proxy`)."""
+    load: str = "load_tool"
+    """Makes found tools callable (mode `load`)."""
+    call: str = "call_tool"
+    """Runs a found tool by name (mode `proxy`)."""
+    lazy: str = "__lazy__tool__discovery__"
+    """Returns deferred tools' definitions by name (mode `lazy`); TanStack AI's name, so
+    prompts written for it keep working."""
+
+    @field_validator("search", "load", "call", "lazy")
+    @classmethod
+    def _valid_tool_name(cls, value: str) -> str:
+        if not WIRE_NAME.match(value):
+            raise ValueError(
+                f"{value!r} is not a valid tool name: use 1 to 64 letters, digits, _ or -"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _distinct(self) -> MetaToolNames:
+        names = [self.search, self.load, self.call, self.lazy]
+        if len(set(names)) != len(names):
+            raise ValueError(f"meta-tool names must differ from each other, got {names}")
+        return self
+
+
+class ToolSearchConfig(BaseModel):
+    """Everything `ToolSearch` can be told; the CLI, the gateway and the integrations read
+    this same model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Mode = "load"
+    """How deferred tools reach the model; see `Mode`."""
+    engine: EngineName = "bm25"
+    """The search engine of the index built over the catalog."""
+    max_results: int = Field(default=5, ge=1, le=MAX_RESULTS_LIMIT)
+    """Tools per search query (1–20); a larger `max_results` asked by the model is capped."""
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    """Lowest normalized score (0–1) of a hit; None keeps the index default."""
+    min_score: float | None = None
+    """Lowest raw score of a hit; None for no floor."""
+    result_format: ResultFormat = "json"
+    """How meta-tool results are written; `compact` costs fewer tokens."""
+    pinned: tuple[str, ...] = ()
+    """Ids of catalog tools always sent, in addition to the tools marked `pinned`."""
+    meta_tool_names: MetaToolNames = MetaToolNames()
+    """The names of the tools tool search adds."""
+    filter_timeout: float = Field(default=1.0, gt=0, le=60)
+    """Seconds a policy filter may take for one tool; slower counts as a denial."""
+
+    @field_validator("pinned", mode="before")
+    @classmethod
+    def _pinned_as_tuple(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+
+def build_config(config: ToolSearchConfig | None, options: dict[str, Any]) -> ToolSearchConfig:
+    """`config` with `options` applied, validated; each problem named in one line.
+
+    Raises:
+        ToolSearchConfigError: an unknown option or an impossible value.
+    """
+    data = config.model_dump() if config is not None else {}
+    data.update(options)
+    try:
+        return ToolSearchConfig.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in detail['loc'])}: {_message(detail)}"
+            for detail in error.errors()
+        )
+        raise ToolSearchConfigError(f"invalid tool search configuration: {problems}") from None
+
+
+def _message(detail: Any) -> str:
+    if detail["type"] == "extra_forbidden":
+        return f"unknown option; the options are {', '.join(ToolSearchConfig.model_fields)}"
+    return str(detail["msg"])

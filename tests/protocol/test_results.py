@@ -1,0 +1,47 @@
+"""The compact result format: types, required marks, enums, nesting, references."""
+
+from __future__ import annotations
+
+from toolscout.protocol import ToolDefinition
+from toolscout.protocol.results import compact_definition, parse_available, purpose
+
+
+def test_compact_definition_of_a_nested_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"type": "string", "enum": ["c", "f"], "description": "Unit. Celsius or not."},
+            "where": {"$ref": "#/$defs/Place"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "when": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        },
+        "required": ["where"],
+        "$defs": {
+            "Place": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            }
+        },
+    }
+    lines = compact_definition(ToolDefinition("t", "Does it. More words.", schema, "meta"))
+    assert lines == [
+        "t: Does it.",
+        '  unit: string, one of "c" | "f". Unit.',
+        "  where: object, required",
+        "    city: string, required",
+        "  tags: array of string",
+        "  when: string or null",
+    ]
+
+
+def test_purpose_is_one_short_line() -> None:
+    assert purpose("First line\nstill first. Second.") == "First line still first."
+    assert len(purpose("x" * 500)) == 160
+
+
+def test_parse_available_reads_only_its_own_marker() -> None:
+    assert parse_available("text\n[tools available: a, b-c]\n") == ["a", "b-c"]
+    assert parse_available("[tools available: a; rm -rf]") == []
+    assert parse_available('{"tools_available": ["a", 3]}') == ["a"]
+    assert parse_available("[1, 2]") == []
