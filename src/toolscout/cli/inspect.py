@@ -81,7 +81,7 @@ def _largest_tools_table(tokens_by_tool: dict[str, int]) -> Table:
     table.add_column("tokens", justify="right")
     table.add_column("share", justify="right")
     for tool_id, tokens in largest:
-        table.add_row(Text(tool_id), f"{tokens:,}", f"{tokens / max(total, 1):.0%}")
+        table.add_row(Text(tool_id), f"{tokens:,}", f"{tokens / max(total, 1):.1%}")
     return table
 
 
