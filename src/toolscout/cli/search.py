@@ -14,6 +14,7 @@ from rich.text import Text
 
 from toolscout.catalog import Tool
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.cli.config_file import ConfigOption, tool_search_settings
 from toolscout.search import (
     DEFAULT_THRESHOLD,
     MAX_K,
@@ -39,29 +40,46 @@ def search(
         ),
     ],
     engine: Annotated[
-        EngineName,
+        EngineName | None,
         typer.Option(
-            "--engine", "-e", help="bm25 ranks tools by the query's words; regex matches a pattern."
+            "--engine",
+            "-e",
+            help="bm25 ranks tools by the query's words; regex matches a pattern. "
+            "Default: the config file's engine, or bm25.",
+            show_default=False,
         ),
-    ] = "bm25",
-    k: Annotated[int, typer.Option("-k", help=f"How many tools to show at most (1-{MAX_K}).")] = 5,
+    ] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k",
+            help=f"How many tools to show at most (1-{MAX_K}). "
+            "Default: the config file's max_results, or 5.",
+            show_default=False,
+        ),
+    ] = None,
     threshold: Annotated[
         float | None,
         typer.Option(
             help="Lowest normalized score (0-1) a tool needs to be shown; 0 shows every match. "
-            f"Default: {DEFAULT_THRESHOLD}.",
+            f"Default: the config file's threshold, or {DEFAULT_THRESHOLD}.",
             show_default=False,
         ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the results as a JSON list instead.")
     ] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Search a tool catalog: the best tools for QUERY, best first."""
     if not query.strip():
         raise typer.BadParameter(
             'it is empty; say what the tool should do, e.g. "send an email"', param_hint="QUERY"
         )
+    settings = tool_search_settings(config)
+    engine = engine or settings.engine
+    k = settings.max_results if k is None else k
+    threshold = settings.threshold if threshold is None else threshold
     tools = load_catalog(catalog)
     results = ToolIndex(tools, engine=engine).search(query, k=k, threshold=threshold)
     if as_json:

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.cli.config_file import ConfigOption, tool_search_settings
 from toolscout.protocol import Mode, ResultFormat, estimate_tokens
 from toolscout.protocol.config import MAX_RESULTS_LIMIT
 
@@ -18,20 +19,39 @@ def tokens(
     catalog: Annotated[str, typer.Argument(help=CATALOG_HELP, show_default=False)],
     mode: Annotated[
         Mode | None,
-        typer.Option(help="Only this mode (default: every mode).", show_default=False),
+        typer.Option(
+            help="Only this mode (default: the config file's mode, or every mode).",
+            show_default=False,
+        ),
     ] = None,
     result_format: Annotated[
         ResultFormat | None,
         typer.Option(
-            "--format", help="Only this result format (default: both).", show_default=False
+            "--format",
+            help="Only this result format (default: the config file's, or both).",
+            show_default=False,
         ),
     ] = None,
     max_results: Annotated[
-        int,
-        typer.Option("--max-results", help=f"Tools one search finds (1-{MAX_RESULTS_LIMIT})."),
-    ] = 5,
+        int | None,
+        typer.Option(
+            "--max-results",
+            help=f"Tools one search finds (1-{MAX_RESULTS_LIMIT}). "
+            "Default: the config file's max_results, or 5.",
+            show_default=False,
+        ),
+    ] = None,
+    config: ConfigOption = None,
 ) -> None:
-    """Tokens of tools per request with tool search, against sending every tool (o200k_base)."""
+    """Tokens of tools per request with tool search, against sending every tool (o200k_base).
+
+    With --config, the file's mode, result format and max_results are the defaults, so the
+    table shows what that configuration saves."""
+    settings = tool_search_settings(config)
+    if config is not None:
+        mode = mode or settings.mode
+        result_format = result_format or settings.result_format
+    max_results = settings.max_results if max_results is None else max_results
     if not 1 <= max_results <= MAX_RESULTS_LIMIT:
         raise typer.BadParameter(
             f"must be from 1 to {MAX_RESULTS_LIMIT}, got {max_results}", param_hint="--max-results"

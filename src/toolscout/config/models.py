@@ -1,0 +1,191 @@
+"""The configuration models: `ToolScoutConfig`, its `tool_search` block and the store.
+
+One model is read the same way by the CLI, the gateway and every integration, from a YAML or
+JSON file (`load_config`) or built in Python. Hosts with more to configure (the gateway's
+servers) subclass `ToolScoutConfig`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+)
+
+from toolscout.catalog.catalog import Catalog
+from toolscout.errors import ToolSearchConfigError
+from toolscout.protocol.config import ToolSearchConfig
+from toolscout.protocol.policy import ToolPolicy
+from toolscout.protocol.processor import ToolSearch
+from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
+from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
+
+StoreKind: TypeAlias = Literal["context", "memory", "sqlite", "redis"]
+"""Where discovered tools are kept: read from the conversation (`context`), in this process
+(`memory`), in a SQLite file (`sqlite`) or in Redis (`redis`)."""
+
+DEFAULT_REDIS_URL = "redis://localhost:6379/0"
+
+CONFIG_DIR = "config_dir"
+"""The validation-context key under which `load_config` passes the config file's folder;
+relative paths in the file are read from there, not from the working directory."""
+
+
+class StoreSettings(BaseModel):
+    """Where each conversation's discovered tools are kept (`toolscout.state`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: StoreKind = "context"
+    """`context` (the default) keeps nothing: state is read from the conversation's messages."""
+    ttl: float = Field(default=DEFAULT_TTL, ge=0)
+    """Seconds a thread's state lives after its last access; 0 keeps it forever."""
+    path: Path | None = Field(default=None, validate_default=True)
+    """The SQLite file (`kind: sqlite`, required); relative to the config file's folder."""
+    url: str | None = Field(default=None, validate_default=True)
+    """The Redis server (`kind: redis`); `redis://localhost:6379/0` if not given."""
+    anonymous: AnonymousPolicy = "refuse"
+    """What the store does with a request without a thread id: `refuse` or `isolate`."""
+
+    @field_validator("path")
+    @classmethod
+    def _path_for_sqlite(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        kind = info.data.get("kind")
+        if kind == "sqlite" and value is None:
+            raise ValueError("required when kind is sqlite: the SQLite file to keep state in")
+        if kind not in (None, "sqlite") and value is not None:
+            raise ValueError(f"only used when kind is sqlite (kind is {kind})")
+        folder = (info.context or {}).get(CONFIG_DIR)
+        if value is not None and folder is not None and not value.is_absolute():
+            return Path(folder) / value
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url_for_redis(cls, value: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("kind")
+        if kind not in (None, "redis") and value is not None:
+            raise ValueError(f"only used when kind is redis (kind is {kind})")
+        return value
+
+    def build(self) -> StateStore | None:
+        """The store, or None for `context` (`ToolSearch` reads the messages by default)."""
+        if self.kind == "memory":
+            return InMemoryStore(self.ttl, anonymous=self.anonymous)
+        if self.kind == "sqlite":
+            assert self.path is not None  # checked by validation
+            return SQLiteStore(self.path, ttl=self.ttl, anonymous=self.anonymous)
+        if self.kind == "redis":
+            url = self.url or DEFAULT_REDIS_URL
+            return RedisStore(url, ttl=self.ttl, anonymous=self.anonymous)
+        return None
+
+
+class ToolSearchSettings(ToolSearchConfig):
+    """The `tool_search:` block: every `ToolSearchConfig` option, whether tool search is on,
+    and where discoveries are kept.
+
+    `always_available` is the file's name for `ToolSearchConfig.pinned`: the tools sent with
+    every request. It is the only name the block accepts; in Python it is read as
+    `settings.always_available` (or `settings.pinned`, as on `ToolSearchConfig`). Entries are
+    tool ids or, when only one tool has it, tool names.
+    """
+
+    enabled: bool = False
+    """Whether hosts (the gateway, an integration) put tool search in the loop; off, they
+    send every tool. `build()` builds the processor either way."""
+    pinned: tuple[str, ...] = Field(default=(), alias="always_available")
+    """Ids or names of catalog tools always sent, besides the tools marked `pinned`."""
+    store: StoreSettings = StoreSettings()
+    """Where each conversation's discovered tools are kept."""
+
+    @model_serializer(mode="wrap")
+    def _enabled_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A file reads best when it says first whether tool search is on at all.
+        data: dict[str, Any] = handler(self)
+        return {key: data[key] for key in sorted(data, key=lambda key: key != "enabled")}
+
+    @property
+    def always_available(self) -> tuple[str, ...]:
+        """The tools always sent, as the file names them (ids or names)."""
+        return self.pinned
+
+    def processor_config(self, catalog: Catalog | None = None) -> ToolSearchConfig:
+        """The `ToolSearchConfig` part, for `ToolSearch`; with `catalog`, `always_available`
+        names are resolved to ids.
+
+        Raises:
+            ToolSearchConfigError: an `always_available` entry no tool of `catalog` has, or a
+                name several tools share.
+        """
+        options = {name: getattr(self, name) for name in ToolSearchConfig.model_fields}
+        if catalog is not None:
+            options["pinned"] = _pinned_ids(self.pinned, catalog)
+        return ToolSearchConfig(**options)
+
+    def build(
+        self, catalog: Catalog | Iterable[Any], *, filter: ToolPolicy | None = None
+    ) -> ToolSearch:
+        """The `ToolSearch` these settings describe, with its store, over `catalog`.
+
+        Args:
+            catalog: The tools, as a `Catalog` or anything a `Catalog` accepts.
+            filter: The policy (`toolscout.protocol.policy`), which a file cannot hold.
+
+        Raises:
+            ToolSearchConfigError: an `always_available` tool that is not in the catalog.
+        """
+        tools = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
+        config = self.processor_config(tools)
+        return ToolSearch(tools, config, store=self.store.build(), filter=filter)
+
+
+class ToolScoutConfig(BaseModel):
+    """A toolscout configuration file. Subclass it to add sections of your own; unknown keys
+    are errors that name the key."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    tool_search: ToolSearchSettings = ToolSearchSettings()
+    """Tool search: on or off, its mode, engine, limits, pinned tools and store."""
+
+    def to_yaml(self) -> str:
+        """The configuration as YAML that `load_config` reads back to an equal model."""
+        data = self.model_dump(mode="json", by_alias=True)
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def _pinned_ids(entries: Iterable[str], catalog: Catalog) -> tuple[str, ...]:
+    tools = list(catalog)
+    ids = {tool.id for tool in tools}
+    by_name: dict[str, list[str]] = {}
+    for tool in tools:
+        by_name.setdefault(tool.name, []).append(tool.id)
+    resolved = []
+    for entry in entries:
+        if entry in ids:
+            resolved.append(entry)
+            continue
+        owners = by_name.get(entry, [])
+        if len(owners) == 1:
+            resolved.append(owners[0])
+            continue
+        if owners:
+            problem = f"several tools are named {entry!r} ({', '.join(owners)}); give the id"
+        else:
+            close = difflib.get_close_matches(entry, [*ids, *by_name], n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            problem = f"no tool of the catalog has the id or name {entry!r}{hint}"
+        raise ToolSearchConfigError(f"tool_search.always_available: {problem}")
+    return tuple(dict.fromkeys(resolved))

@@ -1,0 +1,196 @@
+"""The config models: building the processor and its store, round trips, subclassing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolscout import Catalog, Tool
+from toolscout.config import (
+    ConfigError,
+    StoreSettings,
+    ToolScoutConfig,
+    ToolSearchSettings,
+    load_config,
+    parse_config,
+)
+from toolscout.errors import ToolSearchConfigError
+from toolscout.protocol import ToolSearch, ToolSearchConfig
+from toolscout.state import InMemoryStore, SQLiteStore
+
+
+def make_catalog() -> Catalog:
+    return Catalog(
+        [
+            Tool(name="now", description="The current date and time."),
+            Tool(name="create_issue", namespace="github", description="Open a GitHub issue."),
+            Tool(name="search", namespace="github", description="Search GitHub issues."),
+            Tool(name="search", namespace="slack", description="Search Slack messages."),
+        ]
+    )
+
+
+class TestBuild:
+    def test_builds_the_processor_the_settings_describe(self) -> None:
+        settings = ToolSearchSettings(
+            mode="proxy", max_results=3, always_available=["now"], result_format="compact"
+        )
+        search = settings.build(make_catalog())
+        assert isinstance(search, ToolSearch)
+        assert type(search.config) is ToolSearchConfig
+        assert (search.config.mode, search.config.max_results) == ("proxy", 3)
+        assert search.config.pinned == ("now",)
+        assert search.store is None  # discoveries are read from the messages
+        assert [d.name for d in search.prepare()] == ["now", "search_tools", "call_tool"]
+
+    def test_always_available_takes_a_unique_name_for_its_id(self) -> None:
+        search = ToolSearchSettings(always_available=["create_issue", "now"]).build(make_catalog())
+        assert search.config.pinned == ("github__create_issue", "now")
+
+    def test_always_available_refuses_a_shared_name_or_an_unknown_tool(self) -> None:
+        with pytest.raises(ToolSearchConfigError, match="github__search, slack__search"):
+            ToolSearchSettings(always_available=["search"]).build(make_catalog())
+        with pytest.raises(ToolSearchConfigError, match="did you mean now"):
+            ToolSearchSettings(always_available=["nowe"]).build(make_catalog())
+
+    def test_builds_the_store(self, tmp_path: Path) -> None:
+        memory = StoreSettings(kind="memory", ttl=5, anonymous="isolate").build()
+        assert isinstance(memory, InMemoryStore)
+        assert (memory.ttl, memory.anonymous) == (5, "isolate")
+        sqlite = StoreSettings(kind="sqlite", path=tmp_path / "s.db").build()
+        assert isinstance(sqlite, SQLiteStore)
+        sqlite.close()
+        assert StoreSettings().build() is None
+
+    def test_filter_is_passed_on(self) -> None:
+        def deny_all(tool: Tool, context: object, phase: str) -> bool:
+            return False
+
+        search = ToolSearchSettings().build(make_catalog(), filter=deny_all)
+        assert search.filter is deny_all
+
+    def test_python_construction_is_validated(self) -> None:
+        with pytest.raises(ValidationError):
+            ToolSearchSettings(max_results=21)
+        with pytest.raises(ValidationError):
+            StoreSettings(kind="sqlite")
+
+
+class TestRoundTrip:
+    @pytest.mark.parametrize(
+        "config",
+        [
+            ToolScoutConfig(),
+            ToolScoutConfig(
+                tool_search=ToolSearchSettings(
+                    enabled=True,
+                    mode="lazy",
+                    engine="regex",
+                    threshold=0.25,
+                    min_score=1.5,
+                    always_available=["now", "café"],
+                    meta_tool_names={"search": "find_tools"},
+                    store=StoreSettings(kind="redis", url="redis://cache:6379/1", ttl=0),
+                )
+            ),
+        ],
+        ids=["defaults", "everything"],
+    )
+    def test_to_yaml_reads_back_equal(self, config: ToolScoutConfig, tmp_path: Path) -> None:
+        path = tmp_path / "config.yaml"
+        path.write_text(config.to_yaml(), encoding="utf-8")
+        assert load_config(path) == config
+
+    def test_to_yaml_says_first_whether_search_is_on(self) -> None:
+        text = ToolScoutConfig().to_yaml()
+        assert text.startswith("tool_search:\n  enabled: false\n")
+        assert "always_available: []" in text and "pinned" not in text
+
+
+class StdioServer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    transport: Literal["stdio"] = "stdio"
+    command: str
+    args: list[str] = []
+
+
+class HttpServer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    transport: Literal["http"]
+    url: str
+
+
+Server = Annotated[StdioServer | HttpServer, Field(discriminator="transport")]
+
+
+class GatewayConfig(ToolScoutConfig):
+    """A host's config: tool search plus sections of its own."""
+
+    servers: dict[str, Server] = Field(default_factory=dict)
+    port: int = Field(default=8000, ge=1, le=65535)
+    mirrors: list[HttpServer] = Field(default_factory=list)
+
+
+GATEWAY = """\
+port: 9000
+servers:
+  github:
+    transport: stdio
+    command: github-mcp
+  docs:
+    transport: http
+    url: https://docs.example/mcp
+tool_search:
+  enabled: true
+"""
+
+
+class TestSubclassing:
+    def test_a_subclass_reads_its_own_sections(self, tmp_path: Path) -> None:
+        path = tmp_path / "gateway.yaml"
+        path.write_text(GATEWAY, encoding="utf-8")
+        config = load_config(path, GatewayConfig)
+        assert isinstance(config, GatewayConfig)
+        assert config.port == 9000
+        assert isinstance(config.servers["docs"], HttpServer)
+        assert config.tool_search.enabled
+        assert parse_config(config.to_yaml(), GatewayConfig) == config
+
+    @pytest.mark.parametrize(
+        ("change", "expected"),
+        [
+            (
+                ("command: github-mcp", "comand: github-mcp"),
+                "gateway.yaml:3:3: servers.github.command: is required; add it; "
+                "gateway.yaml:5:5: servers.github.comand: unknown key (did you mean command?); "
+                "the keys here are transport, command, args",
+            ),
+            (
+                ("transport: http", "transport: htp"),
+                "gateway.yaml:7:5: servers.docs.transport: must be one of stdio, http "
+                "(got 'htp'; did you mean http?)",
+            ),
+            (("port: 9000", "port: 0"), "gateway.yaml:1:1: port: must be at least 1 (got 0)"),
+            (
+                ("  enabled: true", "  enabled: true\n  max_results: 99"),
+                "gateway.yaml:11:3: tool_search.max_results: must be at most 20 (got 99)",
+            ),
+            (
+                ("tool_search:\n  enabled: true\n", "mirrors:\n  - url: x\n    tls: no\n"),
+                "gateway.yaml:10:5: mirrors[0].transport: is required; add it; "
+                "gateway.yaml:11:5: mirrors[0].tls: unknown key; the keys here are transport, url",
+            ),
+        ],
+        ids=["union-member-key", "discriminator", "own-field", "inherited-field", "list-item"],
+    )
+    def test_mistakes_in_subclass_fields_name_their_line(
+        self, change: tuple[str, str], expected: str
+    ) -> None:
+        text = GATEWAY.replace(*change)
+        with pytest.raises(ConfigError) as caught:
+            parse_config(text, GatewayConfig, name="gateway.yaml")
+        message = str(caught.value)
+        assert message == expected
