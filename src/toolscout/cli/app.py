@@ -9,6 +9,7 @@ from typer.core import TyperGroup
 
 from toolscout.cli.inspect import inspect
 from toolscout.cli.search import search
+from toolscout.cli.serve import serve
 from toolscout.cli.tokens import tokens
 from toolscout.errors import ToolScoutError
 
@@ -47,6 +48,7 @@ app = typer.Typer(
 app.command()(search)
 app.command()(inspect)
 app.command()(tokens)
+app.command()(serve)
 
 
 def main() -> None:

@@ -1,0 +1,57 @@
+"""The MCP gateway: one MCP server in front of many, with tool search.
+
+`toolscout serve --config gateway.yaml` runs it. It connects to every upstream server in the
+file, stdio or streamable HTTP, and shows the model only `search_tools`, `call_tool` and the
+pinned tools; toolscout's engines rank the rest. Needs the `mcp` extra:
+`pip install 'toolscout[mcp]'`.
+
+```python
+from toolscout.config import load_config
+from toolscout.gateway import Gateway, GatewayConfig, serve
+
+config = load_config("gateway.yaml", GatewayConfig)
+anyio.run(serve, config)
+```
+"""
+
+try:
+    import mcp  # noqa: F401 - imported first so that a missing extra is one clear line
+except ImportError as error:  # pragma: no cover - the extra is installed in development
+    from toolscout.errors import MissingExtraError
+
+    raise MissingExtraError(
+        "the MCP gateway needs the mcp extra: pip install 'toolscout[mcp]'"
+    ) from error
+
+from toolscout.gateway.config import (
+    AuthSettings,
+    GatewayConfig,
+    GatewayStoreSettings,
+    GatewayToolSearchSettings,
+    RestartSettings,
+    ServeSettings,
+    Transport,
+    UpstreamSettings,
+)
+from toolscout.gateway.gateway import Gateway, GatewayRequest
+from toolscout.gateway.serve import serve
+from toolscout.gateway.server import GatewayServer
+from toolscout.gateway.upstream import Upstream, UpstreamState, UpstreamStatus
+
+__all__ = [
+    "AuthSettings",
+    "Gateway",
+    "GatewayConfig",
+    "GatewayRequest",
+    "GatewayServer",
+    "GatewayStoreSettings",
+    "GatewayToolSearchSettings",
+    "RestartSettings",
+    "ServeSettings",
+    "Transport",
+    "Upstream",
+    "UpstreamSettings",
+    "UpstreamState",
+    "UpstreamStatus",
+    "serve",
+]

@@ -1,0 +1,389 @@
+"""`GatewayConfig`: the gateway's file, with its upstream servers, how it serves, and tool search.
+
+```yaml
+servers:                    # or `mcpServers`, as Claude Desktop, Cursor and Claude Code write it
+  github:
+    command: npx
+    args: [-y, "@modelcontextprotocol/server-github"]
+    env: {GITHUB_TOKEN: "${GITHUB_TOKEN}"}
+    pinned: [create_issue]
+  docs:
+    url: https://docs.example.com/mcp
+    headers: {Authorization: "Bearer ${DOCS_TOKEN}"}
+    exclude: ["delete_*"]
+gateway:
+  transport: http
+  port: 8765
+  auth: {tokens_env: TOOLSCOUT_TOKENS}
+tool_search:
+  max_results: 5
+  store: {kind: redis, url: "redis://localhost:6379/0"}
+```
+
+A file that holds `mcpServers` is read as the host application's own file: its other
+top-level keys (Claude Desktop's `globalShortcut`, `preferences`...) are left to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from toolscout.config.models import (
+    CONFIG_DIR,
+    StoreKind,
+    StoreSettings,
+    ToolScoutConfig,
+    ToolSearchSettings,
+)
+from toolscout.protocol.config import Mode
+
+Transport: TypeAlias = Literal["stdio", "http"]
+"""How the gateway serves its one client (`stdio`) or many (`http`, streamable HTTP)."""
+
+#: `type` values that the hosts' files use for an upstream, by the transport they mean.
+_UPSTREAM_TYPES = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "streamableHttp": "http",
+}
+#: Keys of other hosts' server entries that say nothing the gateway uses.
+_HOST_ONLY_KEYS = ("autoApprove", "alwaysAllow", "description")
+_NAMESPACE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class UpstreamSettings(BaseModel):
+    """One upstream MCP server: a command to run (stdio) or a URL (streamable HTTP), and which
+    of its tools the gateway offers.
+
+    `${VAR}` and `${VAR:-default}` in the command, arguments, environment, working directory,
+    URL and headers are read from the gateway's environment, as Claude Code does.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    type: Literal["stdio", "http"] | None = None
+    """`stdio` or `http`; read from `command` or `url` when not given. Hosts' spellings
+    (`streamable-http`, `streamableHttp`) are accepted."""
+    command: str | None = None
+    """The program that runs the server (stdio)."""
+    args: tuple[str, ...] = ()
+    """Its arguments."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables for it, on top of a minimal inherited set (PATH, HOME...)."""
+    cwd: Path | None = None
+    """Its working directory; relative to the config file's folder."""
+    url: str | None = None
+    """The server's streamable HTTP endpoint (http)."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers sent with every request, such as `Authorization`."""
+    namespace: str | None = None
+    """The prefix of this server's tool ids (`namespace__tool`); the server's key by default,
+    with characters other than letters, digits, `-` and `_` replaced by `_`."""
+    include: tuple[str, ...] = ()
+    """Glob patterns of tool names to offer (`create_*`); all tools when empty."""
+    exclude: tuple[str, ...] = ()
+    """Glob patterns of tool names never offered: not listed, searchable or callable."""
+    tags: tuple[str, ...] = ()
+    """Labels added to every tool of this server: searchable, and visible to filters."""
+    pinned: tuple[str, ...] = ()
+    """Names of this server's tools always listed to the model, outside search."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds a call may take before it is cancelled; `gateway.call_timeout` by default."""
+    disabled: bool = False
+    """Skip this server (Cline's and Roo's key)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _host_spellings(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = {key: value for key, value in data.items() if key not in _HOST_ONLY_KEYS}
+        kind = data.get("type")
+        if kind == "sse":
+            raise ValueError(
+                "type sse (the deprecated HTTP+SSE transport) is not supported; point url at "
+                "the server's streamable HTTP endpoint (usually /mcp) and drop type"
+            )
+        if isinstance(kind, str) and kind in _UPSTREAM_TYPES:
+            data["type"] = _UPSTREAM_TYPES[kind]
+        return data
+
+    @field_validator("command", "url", mode="before")
+    @classmethod
+    def _expand_text(cls, value: object) -> object:
+        return expand_variables(value) if isinstance(value, str) else value
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _expand_args(cls, value: object) -> object:
+        if isinstance(value, str):
+            raise ValueError("must be a list of arguments, such as [-y, server-package]")
+        if isinstance(value, list | tuple):
+            return [expand_variables(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("env", "headers", mode="before")
+    @classmethod
+    def _expand_values(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {
+                key: expand_variables(item) if isinstance(item, str) else item
+                for key, item in value.items()
+            }
+        return value
+
+    @field_validator("cwd", mode="before")
+    @classmethod
+    def _expand_cwd(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        path = Path(expand_variables(value)).expanduser()
+        folder = (info.context or {}).get(CONFIG_DIR)
+        return Path(folder) / path if folder is not None and not path.is_absolute() else path
+
+    @field_validator("namespace")
+    @classmethod
+    def _valid_namespace(cls, value: str | None) -> str | None:
+        if value is not None and not _NAMESPACE.match(value):
+            raise ValueError(
+                f"{value!r} is not a valid namespace: use letters, digits, - and single _ "
+                "(tool ids are namespace__tool)"
+            )
+        return value
+
+    @field_validator("include", "exclude", "tags", "pinned", mode="before")
+    @classmethod
+    def _list(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> UpstreamSettings:
+        if self.command and self.url:
+            raise ValueError(
+                "give either command (a stdio server) or url (an HTTP server), not both"
+            )
+        if not self.command and not self.url:
+            raise ValueError(
+                "give command (and args) to run a stdio server, or url for a streamable HTTP one"
+            )
+        kind = "stdio" if self.command else "http"
+        if self.type is not None and self.type != kind:
+            needed = "command" if self.type == "stdio" else "url"
+            raise ValueError(f"type is {self.type} but the entry has no {needed}")
+        object.__setattr__(self, "type", kind)
+        if kind == "http" and (self.args or self.env or self.cwd):
+            raise ValueError("args, env and cwd are for stdio servers; this one has a url")
+        if kind == "stdio" and self.headers:
+            raise ValueError("headers are for HTTP servers; this one has a command")
+        return self
+
+
+class RestartSettings(BaseModel):
+    """How a crashed or unreachable upstream is started again: after `initial_delay` seconds,
+    doubling at each failure up to `max_delay`, and from `initial_delay` again once a
+    connection has lasted `max_delay`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    initial_delay: float = Field(default=0.5, gt=0, le=3600)
+    max_delay: float = Field(default=30.0, gt=0, le=3600)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RestartSettings:
+        if self.max_delay < self.initial_delay:
+            raise ValueError(
+                f"max_delay ({self.max_delay:g}) must be at least initial_delay "
+                f"({self.initial_delay:g})"
+            )
+        return self
+
+
+class AuthSettings(BaseModel):
+    """Bearer tokens an HTTP client must send (`Authorization: Bearer <token>`). Without
+    any, the gateway serves HTTP on a loopback address only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens_env: str | None = None
+    """An environment variable holding the accepted tokens, separated by commas or spaces."""
+    tokens_file: Path | None = None
+    """A file of accepted tokens, one per line (`#` starts a comment); relative to the
+    config file's folder."""
+
+    @field_validator("tokens_file", mode="before")
+    @classmethod
+    def _relative_to_config(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        path = Path(expand_variables(value)).expanduser()
+        folder = (info.context or {}).get(CONFIG_DIR)
+        return Path(folder) / path if folder is not None and not path.is_absolute() else path
+
+    @property
+    def configured(self) -> bool:
+        return self.tokens_env is not None or self.tokens_file is not None
+
+
+class ServeSettings(BaseModel):
+    """The `gateway:` block: how the gateway serves, and how it treats its upstreams."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "toolscout"
+    """The server name the gateway gives its clients."""
+    transport: Transport = "stdio"
+    """`stdio` for one client that starts the gateway (Claude Desktop, Cursor, Claude Code),
+    `http` for streamable HTTP."""
+    host: str = "127.0.0.1"
+    """The address to serve HTTP on. Beyond loopback, `auth` is required."""
+    port: int = Field(default=8765, ge=0, le=65535)
+    """The HTTP port; 0 picks a free one."""
+    path: str = "/mcp"
+    """The HTTP endpoint's path."""
+    stateless: bool = False
+    """Serve every HTTP request on its own, so that several gateway processes behind one
+    address can answer the same session (with a shared `tool_search.store`)."""
+    auth: AuthSettings = AuthSettings()
+    """Bearer tokens for HTTP."""
+    call_timeout: float = Field(default=60.0, gt=0)
+    """Seconds an upstream call may take before it is cancelled, unless its server sets
+    `timeout`."""
+    connect_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start an upstream and list its tools; also how long the gateway waits for
+    its upstreams before it starts serving."""
+    restart: RestartSettings = RestartSettings()
+    """Backoff for crashed or unreachable upstreams."""
+
+    @field_validator("path")
+    @classmethod
+    def _absolute_path(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError(f"must start with / (got {value!r}), such as /mcp")
+        return value
+
+
+class GatewayStoreSettings(StoreSettings):
+    """Where each session's discovered tools are kept; in this process by default."""
+
+    kind: StoreKind = "memory"
+    """`memory`, `sqlite` or `redis` (shared by gateway processes); the gateway never sees
+    the conversation, so `context` is not available."""
+
+    @field_validator("kind")
+    @classmethod
+    def _not_context(cls, value: StoreKind) -> StoreKind:
+        if value == "context":
+            raise ValueError(
+                "the gateway never sees the conversation, so it cannot read discoveries from "
+                "it; use memory, sqlite or redis"
+            )
+        return value
+
+
+class GatewayToolSearchSettings(ToolSearchSettings):
+    """`tool_search:` for the gateway: on, in `proxy` mode, with the in-memory store, unless
+    the file says otherwise."""
+
+    enabled: bool = True
+    """Off, the gateway lists every upstream tool: a plain aggregator."""
+    mode: Mode = "proxy"
+    """`proxy` keeps the tool list fixed: `search_tools` and `call_tool` (and pinned tools).
+    The other modes change each session's list as tools are discovered, which clients learn
+    from `notifications/tools/list_changed`."""
+    store: GatewayStoreSettings = GatewayStoreSettings()
+    """Where each session's discovered tools are kept."""
+
+
+class GatewayConfig(ToolScoutConfig):
+    """The gateway's configuration file."""
+
+    servers: dict[str, UpstreamSettings] = Field(
+        default_factory=dict, validation_alias=AliasChoices("servers", "mcpServers")
+    )
+    """The upstream MCP servers, by name; `mcpServers` is read as the same key."""
+    gateway: ServeSettings = ServeSettings()
+    """How the gateway serves and treats its upstreams."""
+    tool_search: GatewayToolSearchSettings = GatewayToolSearchSettings()
+    """Tool search over every upstream's tools."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _host_file(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "mcpServers" in data:
+            if "servers" in data:
+                raise ValueError("give servers or mcpServers, not both")
+            keys = {*cls.model_fields, "mcpServers"}
+            return {key: value for key, value in data.items() if key in keys}
+        return data
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _servers_mapping(cls, value: object) -> object:
+        if isinstance(value, list):
+            raise ValueError(
+                "must be a mapping of server names to settings (github: {command: ...}), not a list"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _distinct_namespaces(self) -> GatewayConfig:
+        owners: dict[str, str] = {}
+        for name, settings in self.servers.items():
+            namespace = namespace_of(name, settings)
+            if namespace in owners:
+                raise ValueError(
+                    f"servers {owners[namespace]!r} and {name!r} both use the namespace "
+                    f"{namespace!r}; give one of them another namespace"
+                )
+            owners[namespace] = name
+        return self
+
+    def upstreams(self) -> dict[str, UpstreamSettings]:
+        """The servers to connect to, by name: every one not `disabled`."""
+        return {name: s for name, s in self.servers.items() if not s.disabled}
+
+
+def namespace_of(name: str, settings: UpstreamSettings) -> str:
+    """The namespace of an upstream: its own, or its key made a valid namespace."""
+    if settings.namespace:
+        return settings.namespace
+    cleaned = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_-]", "_", name)).strip("_")
+    return cleaned or "server"
+
+
+def expand_variables(text: str) -> str:
+    """`text` with each `${VAR}` replaced by the environment variable's value, or by the
+    default of `${VAR:-default}` when it is unset or empty.
+
+    Raises:
+        ValueError: a variable without default is not set.
+    """
+
+    def value(match: re.Match[str]) -> str:
+        found = os.environ.get(match[1])
+        if found:
+            return found
+        if match[2] is not None:
+            return match[2]
+        raise ValueError(
+            f"uses ${{{match[1]}}}, which is not set in the environment; set it, or write "
+            f"${{{match[1]}:-default}}"
+        )
+
+    return _VARIABLE.sub(value, text)

@@ -1,0 +1,104 @@
+"""`serve()`: the whole gateway, from a config to a running server, until told to stop."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TextIO
+
+import anyio
+from rich.console import Console
+
+from toolscout.gateway.auth import check_exposure, load_tokens
+from toolscout.gateway.config import GatewayConfig, Transport
+from toolscout.gateway.gateway import Gateway
+from toolscout.gateway.http import http_app, serve_http
+from toolscout.gateway.progress import StartupProgress
+from toolscout.gateway.server import GatewayServer
+from toolscout.protocol.policy import ToolPolicy
+
+
+async def serve(
+    config: GatewayConfig,
+    *,
+    transport: Transport | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    filter: ToolPolicy | None = None,
+    console: Console | None = None,
+    errlog: TextIO | None = None,
+) -> None:
+    """Run the gateway: start the upstreams in parallel (showing their progress on stderr),
+    then serve over stdio or HTTP until the client disconnects (stdio), or SIGINT or SIGTERM
+    arrives. Upstream processes are always shut down on the way out.
+
+    `transport`, `host` and `port` override the config's `gateway` block.
+
+    Raises:
+        ConfigError: HTTP beyond loopback without tokens, or tokens that cannot be read.
+    """
+    updates = {
+        key: value
+        for key, value in (("transport", transport), ("host", host), ("port", port))
+        if value is not None
+    }
+    settings = config.gateway.model_copy(update=updates)
+    tokens: tuple[str, ...] = ()
+    if settings.transport == "http":
+        tokens = load_tokens(settings.auth) if settings.auth.configured else ()
+        check_exposure(settings.host, tokens)
+    console = console or Console(stderr=True)
+    progress = StartupProgress(config.upstreams(), console)
+    gateway = Gateway(config, filter=filter, on_status=progress.on_status, errlog=errlog)
+    server = GatewayServer(gateway, settings.transport)
+    stop = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(_wait_for_signal, stop)
+        async with gateway.running():
+            with progress:
+                await _until(stop, gateway.settled)
+            if not stop.is_set():
+                console.print(
+                    f"toolscout gateway: {progress.summary()}",
+                    style="dim",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                if settings.transport == "stdio":
+                    console.print(
+                        "serving MCP on stdio", style="dim", highlight=False, soft_wrap=True
+                    )
+                    await _until(stop, server.serve_stdio)
+                else:
+                    await serve_http(
+                        http_app(server, settings, tokens),
+                        settings,
+                        stop=stop,
+                        on_ready=lambda url: console.print(
+                            f"serving MCP on {url}", style="dim", highlight=False, soft_wrap=True
+                        ),
+                    )
+        group.cancel_scope.cancel()
+
+
+async def _until(stop: anyio.Event, work: Callable[[], Awaitable[None]]) -> None:
+    """Run `work` until it returns or `stop` is set."""
+    async with anyio.create_task_group() as group:
+
+        async def cancel_on_stop() -> None:
+            await stop.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(cancel_on_stop)
+        await work()
+        group.cancel_scope.cancel()
+
+
+async def _wait_for_signal(stop: anyio.Event) -> None:
+    if sys.platform == "win32":  # pragma: no cover - no signal receiver there
+        return
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            stop.set()
+            return

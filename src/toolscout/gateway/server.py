@@ -1,0 +1,199 @@
+"""The MCP server clients connect to: the gateway's tool list and its calls, over stdio.
+
+`tools/list` is what `ToolSearch.aprepare` gives for the session: in `proxy` mode, the
+pinned tools (under their ids, with their servers' own definitions) then `search_tools` and
+`call_tool`. `tools/call` goes through `ToolSearch.aexecute`, which checks the filter and the
+session's discoveries, and relays the call; the upstream's result comes back untouched.
+
+A session is the MCP session (`Mcp-Session-Id` over HTTP; the one connection over stdio).
+Over HTTP the gateway speaks the session-based revisions of MCP, since the 2026-07-28 one has
+no sessions to keep discoveries under: a client that probes for it with `server/discover` is
+told to use `initialize`, as the specification's fallback intends.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import OrderedDict
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+
+import toolscout
+from toolscout.gateway.config import Transport
+from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
+from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
+
+logger = logging.getLogger("toolscout.gateway")
+
+#: Sessions whose connection is kept to tell them the tool list changed.
+_MAX_SESSIONS = 10_000
+
+
+class GatewayServer:
+    """The gateway's MCP face: a low-level MCP `Server` whose handlers ask the gateway.
+
+    Args:
+        gateway: The gateway to serve.
+        transport: How it is served: `stdio` (one client) or `http`.
+    """
+
+    def __init__(self, gateway: Gateway, transport: Transport) -> None:
+        self.gateway = gateway
+        self.transport: Transport = transport
+        self._stdio_session = f"stdio-{uuid.uuid4().hex}"
+        self._sessions: OrderedDict[str, ServerSession] = OrderedDict()
+        self._bus = InMemorySubscriptionBus()
+        names = gateway.config.tool_search.meta_tool_names
+        self._meta_names = frozenset(names.model_dump().values())
+        self.server: Server[Any] = Server(
+            gateway.config.gateway.name,
+            version=toolscout.__version__,
+            instructions=_instructions(gateway),
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        entry = self.server.get_request_handler("server/discover")
+        self._discover = entry.handler if entry is not None else None
+        self.server.add_request_handler("server/discover", types.RequestParams, self._on_discover)
+        gateway.on_list_changed(self.notify_list_changed)
+
+    def initialization_options(self) -> InitializationOptions:
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    async def serve_stdio(self) -> None:
+        """Serve the one client on this process's stdin and stdout, until it disconnects."""
+        async with stdio_server() as (read, write):
+            await self.server.run(read, write, self.initialization_options())
+
+    async def notify_list_changed(self, session_id: str | None = None) -> None:
+        """Send `notifications/tools/list_changed` to one session, or to all at once (a
+        client that does not take it within a second is skipped, and forgotten if gone)."""
+        if session_id is None:
+            targets = list(self._sessions.items())
+        elif session_id in self._sessions:
+            targets = [(session_id, self._sessions[session_id])]
+        else:
+            targets = []
+
+        async def notify(key: str, session: ServerSession) -> None:
+            try:
+                with anyio.fail_after(1):
+                    await session.send_tool_list_changed()
+            except TimeoutError:
+                logger.debug("session %r did not take the notification in time", key)
+            except Exception:  # a client that went away
+                logger.debug("cannot notify session %r", key, exc_info=True)
+                self._sessions.pop(key, None)
+
+        async with anyio.create_task_group() as group:
+            for key, session in targets:
+                group.start_soon(notify, key, session)
+        # Clients of the 2026-07-28 revision (stdio) learn it on `subscriptions/listen`.
+        await self._bus.publish(ToolsListChanged())
+
+    # -- handlers --------------------------------------------------------------------------
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        request = self._request(ctx)
+        definitions = await self.gateway.search.aprepare(
+            request.session_id, request_context=request
+        )
+        return types.ListToolsResult(tools=[self._mcp_tool(d) for d in definitions])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        request = self._request(ctx, report_progress=ctx.session.report_progress)
+        search = self.gateway.search
+        # In the modes other than proxy, discovering tools changes this session's list.
+        watch = search.config.mode != "proxy" and params.name in self._meta_names
+        before = await self._names(request) if watch else None
+        result = await search.aexecute(
+            ToolCall(params.name, params.arguments or {}), request.session_id, request
+        )
+        if watch and await self._names(request) != before:
+            await self.notify_list_changed(request.session_id)
+        return _mcp_result(result)
+
+    async def _on_discover(
+        self, ctx: ServerRequestContext[Any], params: types.RequestParams
+    ) -> Any:
+        if ctx.request is not None or self._discover is None:
+            raise MCPError(
+                types.METHOD_NOT_FOUND,
+                "this gateway keeps what each session discovers, so over HTTP it speaks the "
+                "session-based protocol: connect with initialize",
+            )
+        return await self._discover(ctx, params)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _request(self, ctx: ServerRequestContext[Any], **extra: Any) -> GatewayRequest:
+        http = ctx.request
+        if http is None:
+            session_id: str | None = self._stdio_session
+            headers: dict[str, str] = {}
+        else:
+            headers = {
+                key: value for key, value in http.headers.items() if key.lower() != "authorization"
+            }
+            session_id = headers.get("mcp-session-id") or None
+        if session_id is not None:
+            self._sessions[session_id] = ctx.session
+            self._sessions.move_to_end(session_id)
+            if len(self._sessions) > _MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        return GatewayRequest(session_id, self.transport, headers, **extra)
+
+    async def _names(self, request: GatewayRequest) -> list[str]:
+        definitions = await self.gateway.search.aprepare(
+            request.session_id, request_context=request
+        )
+        return [definition.name for definition in definitions]
+
+    def _mcp_tool(self, definition: ToolDefinition) -> types.Tool:
+        """A tool of the list as MCP shows it: an upstream tool with its server's own
+        definition, named by its id; a meta-tool as tool search defines it."""
+        original = self.gateway.definition(definition.tool_id) if definition.tool_id else None
+        if original is not None:
+            return original.model_copy(update={"name": definition.name})
+        return types.Tool(
+            name=definition.name,
+            description=definition.description,
+            input_schema=definition.input_schema,
+        )
+
+
+def _mcp_result(result: ToolResult) -> types.CallToolResult:
+    if isinstance(result.value, Relayed):
+        return result.value.result
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.content)], is_error=result.is_error
+    )
+
+
+def _instructions(gateway: Gateway) -> str:
+    names = gateway.config.tool_search.meta_tool_names
+    servers = ", ".join(upstream.namespace for upstream in gateway.upstreams.values())
+    if not gateway.config.tool_search.enabled:
+        return f"Tools of these MCP servers, each prefixed with its server's name: {servers}."
+    return (
+        f"This server gives access to the tools of these MCP servers: {servers}. Most of them "
+        f"are not listed: find them with {names.search}, describing what you need in a few "
+        f"words, then run them as its result says. Tool names are prefixed with their "
+        f"server's name (server__tool)."
+    )

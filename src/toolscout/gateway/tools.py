@@ -1,0 +1,166 @@
+"""An upstream's tools as catalog tools, and the catalog kept in step with each upstream.
+
+Each upstream owns one namespace of the catalog. When its tool list changes (at connection,
+reconnection or `notifications/tools/list_changed`), only the tools that differ are added,
+replaced or removed, so the index re-analyses only those.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+from pydantic import ValidationError
+
+from toolscout.catalog.catalog import Catalog
+from toolscout.catalog.tool import Tool
+from toolscout.errors import ToolScoutError
+from toolscout.gateway.config import UpstreamSettings
+
+logger = logging.getLogger("toolscout.gateway")
+
+Handler = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one update of an upstream's namespace changed in the catalog."""
+
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    unchanged: int = 0
+    skipped: tuple[str, ...] = field(default=())
+    """One sentence per tool the upstream listed that the gateway cannot offer."""
+
+    @property
+    def tools(self) -> int:
+        """Tools of the namespace after the update."""
+        return len(self.added) + len(self.changed) + self.unchanged
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    """A tool the gateway offers: the catalog's view of it and the upstream's own
+    definition, which is what clients are shown when it is listed."""
+
+    tool: Tool
+    definition: types.Tool
+
+
+def select(name: str, settings: UpstreamSettings) -> bool:
+    """Whether the config lets the gateway offer the upstream tool called `name`."""
+    if settings.include and not any(fnmatch.fnmatchcase(name, p) for p in settings.include):
+        return False
+    return not any(fnmatch.fnmatchcase(name, pattern) for pattern in settings.exclude)
+
+
+def offered_tools(
+    definitions: Iterable[types.Tool],
+    *,
+    namespace: str,
+    settings: UpstreamSettings,
+    pinned: Collection[str],
+    handler: Callable[[str], Handler],
+    deferred: bool,
+) -> tuple[list[OfferedTool], list[str]]:
+    """The upstream's tools the config selects, as catalog tools in `namespace`, and one
+    sentence for each tool skipped.
+
+    Args:
+        pinned: Names of the tools always listed (`pinned`, `tool_search.always_available`).
+        handler: Makes the handler that relays a call to the upstream tool of this name.
+        deferred: Hidden until discovered (tool search on); False lists every tool.
+    """
+    offered: list[OfferedTool] = []
+    skipped: list[str] = []
+    seen: set[str] = set()
+    for definition in definitions:
+        name = definition.name
+        if not select(name, settings):
+            continue
+        if name in seen:
+            skipped.append(f"{name!r} is listed twice; the first is kept")
+            continue
+        seen.add(name)
+        always = name in pinned
+        try:
+            tool = Tool(
+                name=name,
+                namespace=namespace,
+                description=definition.description or definition.title or "",
+                input_schema=definition.input_schema,
+                tags=settings.tags,
+                metadata=_metadata(definition),
+                pinned=always,
+                deferred=deferred and not always,
+                handler=handler(name),
+            )
+        except (ToolScoutError, ValueError) as error:
+            skipped.append(f"{name!r} is skipped: {_reason(error)}")
+            continue
+        offered.append(OfferedTool(tool, definition))
+    missing = sorted(set(settings.pinned) - seen)
+    if missing:
+        skipped += [f"pinned tool {name!r} is not among the server's tools" for name in missing]
+    return offered, skipped
+
+
+def sync_namespace(catalog: Catalog, namespace: str, tools: Sequence[Tool]) -> SyncReport:
+    """Make the catalog's `namespace` hold exactly `tools`, touching only what differs.
+
+    A tool whose definition is unchanged keeps its catalog object, so nothing about it is
+    re-indexed; a changed one is replaced in place.
+    """
+    current = {tool.id: tool for tool in catalog if tool.namespace == namespace}
+    wanted = {tool.id: tool for tool in tools}
+    removed = [tool_id for tool_id in current if tool_id not in wanted]
+    added = [tool for tool_id, tool in wanted.items() if tool_id not in current]
+    changed = [
+        tool
+        for tool_id, tool in wanted.items()
+        if tool_id in current and not _same(current[tool_id], tool)
+    ]
+    if removed:
+        catalog.remove(*removed)
+    for tool in changed:
+        catalog.replace(tool)
+    if added:
+        catalog.add(added)
+    return SyncReport(
+        added=tuple(tool.id for tool in added),
+        changed=tuple(tool.id for tool in changed),
+        removed=tuple(removed),
+        unchanged=len(wanted) - len(added) - len(changed),
+    )
+
+
+def _same(old: Tool, new: Tool) -> bool:
+    return (
+        old.fingerprint == new.fingerprint
+        and old.metadata == new.metadata
+        and old.pinned == new.pinned
+        and old.deferred == new.deferred
+    )
+
+
+def _metadata(definition: types.Tool) -> dict[str, Any]:
+    """The MCP keys beyond name, description and input schema, under their wire names, as
+    `toolscout.catalog` keeps them."""
+    dumped = definition.model_dump(by_alias=True, mode="json", exclude_none=True)
+    for key in ("name", "description", "inputSchema"):
+        dumped.pop(key, None)
+    return dumped
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        detail = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in detail["loc"])
+        message = str(detail["msg"]).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(error).strip() or type(error).__name__

@@ -1,0 +1,554 @@
+"""One upstream MCP server: started, listed, followed, restarted with backoff, called.
+
+`Upstream.run()` is a supervisor that never returns: it connects (spawning the command, or
+opening the URL), lists the tools, follows `notifications/tools/list_changed`, and when the
+connection ends (the process exits, the server stops answering) it waits and connects again,
+each wait twice as long as the one before. Meanwhile `Upstream.call()` answers at once with an
+error that says what happened and when the next attempt is.
+
+Upstreams are spoken to in the session-based revisions of MCP (the `initialize` handshake),
+which every server supports and which delivers `tools/list_changed` on the session itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import shlex
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.session import IncomingMessage
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.dispatcher import CallOptions, ProgressFnT
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from mcp_types.methods import validate_server_result
+from pydantic import ValidationError
+
+import toolscout
+from toolscout.gateway.config import RestartSettings, UpstreamSettings
+
+logger = logging.getLogger("toolscout.gateway")
+
+UpstreamState: TypeAlias = Literal["starting", "connected", "restarting"]
+"""`starting`: the first connection is under way; `connected`: calls go through;
+`restarting`: the last connection failed or ended, and the next attempt is scheduled."""
+
+#: Most pages of `tools/list` read from one server.
+_MAX_PAGES = 100
+#: Seconds a server that reported a transport fault has to answer a `tools/list`.
+_PROBE_TIMEOUT = 5.0
+_CLIENT_INFO = types.Implementation(name="toolscout-gateway", version=toolscout.__version__)
+_TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
+    httpx2.HTTPError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+    OSError,
+)
+
+
+@dataclass(frozen=True)
+class UpstreamStatus:
+    """Where an upstream stands, for the progress display and for error messages."""
+
+    name: str
+    namespace: str
+    state: UpstreamState
+    tools: int = 0
+    """Tools the gateway offers from it (kept while it restarts)."""
+    error: str | None = None
+    """Why the last connection failed or ended."""
+    failures: int = 0
+    """Connection attempts that failed in a row."""
+    retry_at: float | None = None
+    """When the next attempt starts (`time.monotonic()`), while restarting."""
+    connected_in: float | None = None
+    """Seconds the last successful connection took, tools listed."""
+    connections: int = 0
+    """Connections made so far: more than one means it was restarted."""
+
+
+ToolsCallback: TypeAlias = Callable[["Upstream", list[types.Tool], list[str]], Awaitable[int]]
+"""Called with an upstream's tools (and sentences about those it listed wrongly) whenever they
+are (re)listed; returns how many tools the gateway offers from it."""
+StatusCallback: TypeAlias = Callable[[UpstreamStatus], None]
+
+
+class Upstream:
+    """One upstream server and its supervisor.
+
+    Args:
+        name: The server's key in the config.
+        settings: Its settings.
+        namespace: The namespace of its tools.
+        on_tools: Receives its tools each time they are listed.
+        call_timeout: Seconds a call may take, unless `settings.timeout` says otherwise.
+        connect_timeout: Seconds to start it and list its tools.
+        restart: The backoff between attempts.
+        on_status: Told of every change of state.
+        errlog: Where a stdio server's stderr goes.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        settings: UpstreamSettings,
+        *,
+        namespace: str,
+        on_tools: ToolsCallback,
+        call_timeout: float,
+        connect_timeout: float,
+        restart: RestartSettings,
+        on_status: StatusCallback | None = None,
+        errlog: TextIO | None = None,
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.namespace = namespace
+        self.timeout = settings.timeout or call_timeout
+        self.connect_timeout = connect_timeout
+        self._restart = restart
+        self._on_tools = on_tools
+        self._on_status = on_status
+        self._errlog = errlog or sys.stderr
+        self._connection: _Connection | None = None
+        self._connected_at: float | None = None
+        self._delay = restart.initial_delay
+        self._status = UpstreamStatus(name, namespace, "starting")
+        self.settled = anyio.Event()
+        """Set once the first attempt has connected and listed the tools, or failed."""
+
+    @property
+    def status(self) -> UpstreamStatus:
+        return self._status
+
+    # -- the supervisor --------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, follow, and reconnect with backoff, until cancelled."""
+        while True:
+            started = time.monotonic()
+            self._connected_at = None
+            try:
+                await self._serve_one_connection(started)
+            except Exception as failure:  # any failure of one attempt: the next one may work
+                error = _describe(failure, self)
+                logger.debug("upstream %r failed", self.name, exc_info=True)
+            finally:
+                self._connection = None
+            if self._connected_at is not None:
+                self._delay = self._delay_after_connection()
+                failures = 1
+            else:
+                failures = self._status.failures + 1
+            # Said once per outage; the retries of a server that stays down are details.
+            log = logger.warning if failures == 1 else logger.info
+            log(
+                "upstream %r: %s; retrying in %.1f s (attempt %d)",
+                self.name,
+                error,
+                self._delay,
+                failures + 1,
+            )
+            self._set_status(
+                state="restarting",
+                error=error,
+                failures=failures,
+                retry_at=time.monotonic() + self._delay,
+            )
+            self.settled.set()
+            await anyio.sleep(self._delay)
+            self._delay = min(self._delay * 2, self._restart.max_delay)
+
+    def _delay_after_connection(self) -> float:
+        """The wait before reconnecting once a connection ends: the backoff starts over when
+        the connection had lasted `max_delay`, and goes on growing when it had not (a server
+        that crashes soon after each start)."""
+        lasted = time.monotonic() - (self._connected_at or time.monotonic())
+        return self._restart.initial_delay if lasted >= self._restart.max_delay else self._delay
+
+    async def _serve_one_connection(self, started: float) -> NoReturn:
+        async with self._open() as connection:
+            await self._list(connection)
+            self._connection = connection
+            self._connected_at = time.monotonic()
+            self._set_status(
+                state="connected",
+                error=None,
+                failures=0,
+                retry_at=None,
+                connected_in=self._connected_at - started,
+                connections=self._status.connections + 1,
+            )
+            self.settled.set()
+            again = self._status.connections > 1
+            (logger.warning if again else logger.info)(
+                "upstream %r: connected%s, %d tools",
+                self.name,
+                " again" if again else "",
+                self._status.tools,
+            )
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._follow, connection)
+                await connection.lost.wait()
+                group.cancel_scope.cancel()
+            raise _ConnectionLost(connection.lost_reason)
+
+    def _lost(self, connection: _Connection, reason: str) -> None:
+        """Stop sending calls to a connection that ended, at once: until the supervisor has
+        shut it down, calls are told when the next attempt is."""
+        if connection is self._connection:
+            self._connection = None
+            self._set_status(
+                state="restarting",
+                error=reason,
+                failures=1,
+                retry_at=time.monotonic() + self._delay_after_connection(),
+            )
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncIterator[_Connection]:
+        """A connected, initialized session with the server.
+
+        The session's requests time out after `connect_timeout`, which bounds the start: the
+        transports are context managers with task groups of their own, which must not be
+        entered under a cancel scope that ends first.
+        """
+        async with AsyncExitStack() as stack:
+            settings = self.settings
+            if settings.command:
+                parameters = StdioServerParameters(
+                    command=settings.command,
+                    args=list(settings.args),
+                    env=dict(settings.env) or None,
+                    cwd=settings.cwd,
+                )
+                read, write = await stack.enter_async_context(
+                    stdio_client(parameters, errlog=self._errlog)
+                )
+            else:
+                assert settings.url is not None  # one of the two, by validation
+                http = create_mcp_http_client(headers=dict(settings.headers) or None)
+                await stack.enter_async_context(http)
+                read, write = await stack.enter_async_context(
+                    streamable_http_client(settings.url, http_client=http)
+                )
+            closed = (
+                "it closed the connection (did its process exit?)"
+                if settings.command
+                else "the connection to it closed"
+            )
+            connection = _Connection(self._lost, closed)
+            session = _RelaySession(
+                _WatchedStream(read, connection),
+                write,
+                read_timeout_seconds=self.connect_timeout,
+                message_handler=connection.on_message,
+                client_info=_CLIENT_INFO,
+            )
+            connection.session = await stack.enter_async_context(session)
+            await session.initialize()
+            yield connection
+
+    async def _follow(self, connection: _Connection) -> None:
+        """Re-list the tools when the server says they changed; check the connection when
+        the transport reports a fault."""
+        while True:
+            await connection.wake.wait()
+            connection.wake = anyio.Event()
+            if connection.needs_check:
+                connection.needs_check = False
+                try:
+                    with anyio.fail_after(_PROBE_TIMEOUT):
+                        await connection.session.list_tools()
+                except Exception as failure:
+                    connection.lose(f"it stopped answering ({_describe(failure, self)})")
+                    return
+            if connection.needs_listing:
+                connection.needs_listing = False
+                await self._list(connection)
+
+    async def _list(self, connection: _Connection) -> None:
+        with anyio.fail_after(self.connect_timeout):
+            definitions, problems = await list_tools(connection.session)
+        offered = await self._on_tools(self, definitions, problems)
+        self._set_status(tools=offered)
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressFnT | None = None,
+    ) -> types.CallToolResult:
+        """Call one of the server's tools by its own name; the result as the server sent it,
+        or an error result that says what went wrong. Cancelling the call cancels it on the
+        server too."""
+        connection = self._connection
+        if connection is None:
+            return error_result(self._unavailable(tool))
+        try:
+            return await connection.session.call_tool(
+                tool,
+                arguments,
+                read_timeout_seconds=self.timeout,
+                progress_callback=progress,
+            )
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:
+                connection.lose(connection.closed_reason)
+                return error_result(
+                    f"The server {self.name!r} disconnected during the call to {tool!r}, so "
+                    f"its result is lost. The gateway is {self._again('restarting it')}; try "
+                    "again in a few seconds if the call is safe to repeat."
+                )
+            if error.code == types.REQUEST_TIMEOUT:
+                return error_result(
+                    f"The call to {tool!r} on {self.name!r} took longer than {self.timeout:g} "
+                    "s and was cancelled."
+                )
+            return error_result(
+                f"The server {self.name!r} refused the call to {tool!r}: {error.message} "
+                f"(MCP error {error.code})."
+            )
+        except _TRANSPORT_ERRORS as error:
+            connection.check()
+            return error_result(
+                f"The call to {tool!r} on {self.name!r} failed in transit "
+                f"({type(error).__name__}: {error}); the gateway is checking the connection."
+            )
+
+    def _unavailable(self, tool: str) -> str:
+        status = self._status
+        if status.state == "starting":
+            return f"The server {self.name!r} is still starting; try {tool!r} again shortly."
+        wait = max(0.0, (status.retry_at or time.monotonic()) - time.monotonic())
+        return (
+            f"The server {self.name!r} is not connected ({status.error}), so {tool!r} cannot "
+            f"run now. The gateway {self._again('restarts it')} in "
+            f"{math.ceil(wait * 10) / 10:g} s (attempt "
+            f"{status.failures + 1}); try again after that."
+        )
+
+    def _again(self, stdio_words: str) -> str:
+        """`restarts it` for a server the gateway runs, `reconnects to it` for a URL."""
+        if self.settings.command:
+            return stdio_words
+        return stdio_words.replace("restart", "reconnect").replace(" it", " to it")
+
+    def _set_status(self, **changes: Any) -> None:
+        current = self._status
+        self._status = UpstreamStatus(
+            name=current.name,
+            namespace=current.namespace,
+            state=changes.get("state", current.state),
+            tools=changes.get("tools", current.tools),
+            error=changes.get("error", current.error),
+            failures=changes.get("failures", current.failures),
+            retry_at=changes.get("retry_at", current.retry_at),
+            connected_in=changes.get("connected_in", current.connected_in),
+            connections=changes.get("connections", current.connections),
+        )
+        if self._on_status is not None:
+            self._on_status(self._status)
+
+    def __repr__(self) -> str:
+        return f"Upstream({self.name!r}, state={self._status.state!r})"
+
+
+def error_result(message: str) -> types.CallToolResult:
+    """A tool result that reports an error the model can read."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+async def list_tools(session: ClientSession) -> tuple[list[types.Tool], list[str]]:
+    """Every tool the server lists, page after page, and a sentence for each tool whose
+    definition is malformed (which is left out instead of failing the whole listing)."""
+    tools: list[types.Tool] = []
+    problems: list[str] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        try:
+            page = await session.list_tools(params=params)
+        except ValidationError:
+            page, skipped = await _salvaged_page(session, params)
+            problems += skipped
+        tools += page.tools
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools, problems
+
+
+async def _salvaged_page(
+    session: ClientSession, params: types.PaginatedRequestParams | None
+) -> tuple[types.ListToolsResult, list[str]]:
+    """One page of `tools/list` read tool by tool.
+
+    The SDK rejects a whole listing when one tool is malformed; a gateway in front of
+    someone else's servers keeps the others. The SDK has no public way to read a result
+    unvalidated, so this sends the request as `ClientSession.send_request` does, minus the
+    validation.
+    """
+    data = types.ListToolsRequest(params=params).model_dump(
+        by_alias=True, mode="json", exclude_none=True
+    )
+    options: CallOptions = {}
+    session._stamp(data, options)
+    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    version = session.protocol_version or types.LATEST_PROTOCOL_VERSION
+    items = raw.get("tools")
+    if not isinstance(items, list):
+        items = []
+    tools: list[types.Tool] = []
+    problems: list[str] = []
+    for position, item in enumerate(items):
+        name = item.get("name") if isinstance(item, dict) else None
+        label = repr(name) if isinstance(name, str) else f"tools[{position}]"
+        try:
+            validate_server_result("tools/list", version, {"tools": [item]})
+            tools.append(types.Tool.model_validate(item, by_name=False))
+        except ValidationError as error:
+            detail = error.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in detail["loc"][2:]) or "definition"
+            problems.append(f"{label} is skipped: its {where} is malformed ({detail['msg']})")
+    cursor = raw.get("nextCursor")
+    return types.ListToolsResult(
+        tools=tools, next_cursor=cursor if isinstance(cursor, str) else None
+    ), problems
+
+
+class _RelaySession(ClientSession):
+    """A session that relays results as the server sent them.
+
+    `ClientSession` checks structured content against the tool's output schema, and fetches
+    `tools/list` to do so. That check belongs to the client at the end of the line, which
+    runs it itself; in the middle it would turn a server's schema mistake into a gateway
+    error and hide the real result.
+    """
+
+    async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
+        return None
+
+
+class _Connection:
+    """One session with the server, and the signals that keep it followed."""
+
+    def __init__(self, on_lost: Callable[[_Connection, str], None], closed_reason: str) -> None:
+        self._on_lost = on_lost
+        self.closed_reason = closed_reason
+        """What to say when the connection closes under a call."""
+        self.session: ClientSession
+        self.lost = anyio.Event()
+        self.lost_reason = "the connection ended"
+        self.wake = anyio.Event()
+        self.needs_listing = False
+        self.needs_check = False
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.needs_listing = True
+            self.wake.set()
+        elif isinstance(message, Exception):
+            logger.debug("upstream transport fault: %r", message)
+            self.check()
+
+    def check(self) -> None:
+        """Make sure the server still answers (after a transport fault)."""
+        self.needs_check = True
+        self.wake.set()
+
+    def lose(self, reason: str) -> None:
+        if not self.lost.is_set():
+            self.lost_reason = reason
+            self.lost.set()
+            self._on_lost(self, reason)
+
+
+class _WatchedStream:
+    """The session's read stream, which marks the connection lost when it ends: that is
+    how a stdio server's exit is noticed at once."""
+
+    def __init__(self, inner: Any, connection: _Connection) -> None:
+        self._inner = inner
+        self._connection = connection
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item: SessionMessage | Exception = await self._inner.receive()
+        except anyio.EndOfStream:  # the other end closed: the server is gone
+            self._ended()
+            raise
+        return item
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Not `_ended()`: the session also closes the stream when the gateway shuts down.
+        await self._inner.aclose()
+
+    def _ended(self) -> None:
+        self._connection.lose(self._connection.closed_reason)
+
+
+class _ConnectionLost(Exception):
+    """The connection ended after it had worked."""
+
+
+def _describe(failure: BaseException, upstream: Upstream) -> str:
+    """Why an attempt failed, in a few words: the first real cause inside task groups."""
+    while isinstance(failure, BaseExceptionGroup) and failure.exceptions:
+        failure = failure.exceptions[0]
+    if isinstance(failure, _ConnectionLost):
+        return str(failure)
+    if isinstance(failure, TimeoutError):
+        return f"it did not start and list its tools within {upstream.connect_timeout:g} s"
+    if isinstance(failure, FileNotFoundError) and upstream.settings.command:
+        return f"cannot run {shlex.quote(upstream.settings.command)}: command not found"
+    if isinstance(failure, MCPError):
+        if failure.code == types.CONNECTION_CLOSED:
+            if upstream.settings.command:
+                return "it closed the connection (did its process exit?)"
+            return "the connection to it closed"
+        return f"it answered with an error: {failure.message}"
+    if isinstance(failure, httpx2.HTTPStatusError):
+        return f"{upstream.settings.url} answered HTTP {failure.response.status_code}"
+    if isinstance(failure, httpx2.HTTPError):
+        return f"cannot reach {upstream.settings.url} ({type(failure).__name__})"
+    text = str(failure).strip()
+    return f"{type(failure).__name__}: {text}" if text else type(failure).__name__

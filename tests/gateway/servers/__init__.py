@@ -1,0 +1,1 @@
+"""Small MCP servers the gateway tests and benchmarks run as real subprocesses."""
