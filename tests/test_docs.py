@@ -38,13 +38,17 @@ from toolscout.cli import app
 from toolscout.search import (
     DEFAULT_FIELD_WEIGHTS,
     DEFAULT_THRESHOLD,
+    DEFAULT_THRESHOLDS,
     FIELDS,
     MAX_K,
     SYNONYM_GROUPS,
     BM25Options,
+    HybridOptions,
+    OpenAIEmbedder,
     RegexOptions,
     base,
 )
+from toolscout.search.semantic import PROGRESS_MIN_TEXTS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -155,6 +159,11 @@ def _run_command(command: str) -> str:
     return "".join(line.rstrip() + "\n" for line in result.output.splitlines())
 
 
+def _default(cls: type, name: str) -> object:
+    """The default of an argument of `cls`'s constructor."""
+    return inspect.signature(cls).parameters[name].default
+
+
 def normalized_score_docstring() -> str:
     """The docstring of `SearchHit.normalized_score`, which only the source holds."""
     tree = ast.parse(Path(inspect.getfile(base)).read_text(encoding="utf-8"))
@@ -232,7 +241,7 @@ class TestReadme:
         )
 
     def test_states_the_defaults_of_the_code(self) -> None:
-        bm25, regex = BM25Options(), RegexOptions()
+        bm25, regex, hybrid = BM25Options(), RegexOptions(), HybridOptions()
         readme = " ".join(README.read_text(encoding="utf-8").split())
         for fact in (
             f"`BM25Options(k1={bm25.k1}, b={bm25.b})`",
@@ -247,6 +256,15 @@ class TestReadme:
             f"at most {regex.max_pattern_length} characters (`max_pattern_length`)",
             f"{regex.time_budget:g} s per search (`time_budget`)",
             f"{regex.max_memory >> 20} MiB per compiled pattern (`max_memory`)",
+            f"bm25 {DEFAULT_THRESHOLDS['bm25']}, semantic {DEFAULT_THRESHOLDS['semantic']}, "
+            f"hybrid {DEFAULT_THRESHOLDS['hybrid']}",
+            f'`fusion="{hybrid.fusion}"`',
+            f"`semantic_weight={hybrid.semantic_weight}`",
+            f"`rrf_k={hybrid.rrf_k}`",
+            f"`depth={hybrid.depth}`",
+            f"When at least {PROGRESS_MIN_TEXTS} tools need embedding",
+            f"batches of `batch_size` ({_default(OpenAIEmbedder, 'batch_size')})",
+            f"retried {_default(OpenAIEmbedder, 'max_retries')} times".replace("2 times", "twice"),
         ):
             assert fact in readme, f"README.md should say {fact!r}, as the code does"
 

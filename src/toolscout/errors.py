@@ -50,3 +50,19 @@ class MissingThreadError(StateStoreError):
 class ToolSearchConfigError(ToolScoutError, ValueError):
     """`ToolSearch` was configured with an impossible value: an unknown mode, `max_results`
     out of range, or a user tool whose name clashes with a meta-tool."""
+
+
+class EmbeddingError(ToolScoutError, RuntimeError):
+    """An embedder failed: an endpoint answered with an error, a function returned vectors of
+    the wrong shape, a model directory is not one toolscout can run."""
+
+
+class ConfigError(ToolScoutError, ValueError):
+    """A configuration file is unreadable or invalid. The one-line message names the file,
+    the line and column of the offending key, the field and the fix:
+    `gateway.yaml:12:3: tool_search.max_results: must be at most 20 (got 50)`; with several
+    problems, they are joined by `; ` and `problems` lists them one by one."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)

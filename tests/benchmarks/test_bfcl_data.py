@@ -175,8 +175,9 @@ class TestDemoCatalog:
 def test_quick_benchmark_run(tmp_path: Path) -> None:
     report = tmp_path / "latest.md"
     command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
+    cache = ["--embedding-cache", str(tmp_path / "embeddings.sqlite3")]
     result = subprocess.run(
-        [sys.executable, *command, "--output", str(report)],
+        [sys.executable, *command, *cache, "--output", str(report)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -185,3 +186,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     text = report.read_text()
     for engine in ("toolscout bm25", "toolscout regex", "fastmcp bm25", "bm25s", "rank_bm25"):
         assert f"| {engine} |" in text
+    for engine in ("toolscout semantic", "toolscout hybrid", "MiniLM", "bm25s + MiniLM RRF"):
+        assert f"| {engine} |" in text
+    assert "## Semantic search: speed and scale" in text
+    assert "## Warm start: a new process" in text

@@ -28,7 +28,7 @@ class TestUserMistakes:
         [
             (["search", "missing.json", "weather"], ["missing.json: no such file", "`demo`"]),
             (["inspect", "missing.json"], ["missing.json: no such file"]),
-            (["search", "{catalog}", "x", "--engine", "semantic"], ["'bm25', 'regex'", "--help"]),
+            (["search", "{catalog}", "x", "--engine", "vector"], ["'bm25', 'regex'", "--help"]),
             (["search", "{catalog}", "x", "-k", "0"], ["k must be", "1 to 100"]),
             (["search", "{catalog}", "x", "-k", "1000"], ["k must be", "1 to 100"]),
             (["search", "{catalog}", "x", "-k", "many"], ["'-k'", "integer"]),

@@ -386,7 +386,7 @@ class TestOutOfRangeArguments:
         with pytest.raises(SearchConfigError, match="threshold must be between 0 and 1"):
             make_index(engine=engine).search("weather", threshold=threshold)
 
-    @pytest.mark.parametrize("engine_name", ["semantic", "BM25", "", "hybrid"])
+    @pytest.mark.parametrize("engine_name", ["BM25", "", "vector", "Hybrid"])
     def test_unknown_engine_is_refused(self, engine_name: str) -> None:
         with pytest.raises(SearchConfigError, match="unknown engine"):
             ToolIndex(standard_tools(), engine=engine_name)  # type: ignore[arg-type]

@@ -304,8 +304,8 @@ class TestFilters:
 
 class TestEngineChoice:
     def test_unknown_engine_is_refused_with_the_choices(self) -> None:
-        with pytest.raises(SearchConfigError, match=r"'semantic'.*bm25.*regex"):
-            ToolIndex(make_catalog(), engine="semantic")  # type: ignore[arg-type]
+        with pytest.raises(SearchConfigError, match=r"'vector'.*bm25.*regex.*semantic.*hybrid"):
+            ToolIndex(make_catalog(), engine="vector")  # type: ignore[arg-type]
 
     def test_both_engines_answer_a_plain_phrase(self, engine: str) -> None:
         # "current weather" is words for BM25 and a literal pattern for regex.

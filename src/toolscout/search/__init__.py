@@ -1,4 +1,5 @@
-"""Search engines over tool text: analysis, BM25, regex, and the `ToolIndex` that runs them."""
+"""Search engines over tool text: analysis, BM25, regex, semantic and hybrid search, and the
+`ToolIndex` that runs them."""
 
 from toolscout.search.analysis import Analyzer, highlight_spans
 from toolscout.search.base import (
@@ -12,29 +13,56 @@ from toolscout.search.base import (
     ToolFilter,
 )
 from toolscout.search.bm25 import DEFAULT_FIELD_WEIGHTS, BM25Engine, BM25Options
-from toolscout.search.index import DEFAULT_THRESHOLD, MAX_K, EngineName, ToolIndex
+from toolscout.search.embedders import (
+    CallableEmbedder,
+    Embedder,
+    LocalEmbedder,
+    OpenAIEmbedder,
+)
+from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
+from toolscout.search.hybrid import HybridEngine, HybridOptions
+from toolscout.search.index import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_THRESHOLDS,
+    MAX_K,
+    EngineName,
+    ToolIndex,
+)
 from toolscout.search.regex import RegexEngine, RegexOptions
+from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
 from toolscout.search.synonyms import SYNONYM_GROUPS
 
 __all__ = [
     "DEFAULT_FIELD_WEIGHTS",
     "DEFAULT_THRESHOLD",
+    "DEFAULT_THRESHOLDS",
     "FIELDS",
     "MAX_K",
     "SYNONYM_GROUPS",
     "Analyzer",
     "BM25Engine",
     "BM25Options",
+    "CallableEmbedder",
+    "Embedder",
+    "EmbeddingCache",
     "EngineName",
     "Field",
+    "HybridEngine",
+    "HybridOptions",
+    "LocalEmbedder",
     "MatchKind",
     "MatchedTerm",
+    "OpenAIEmbedder",
     "RegexEngine",
     "RegexOptions",
     "SearchEngine",
     "SearchHit",
     "SearchResults",
+    "SemanticEngine",
+    "SemanticOptions",
     "ToolFilter",
     "ToolIndex",
+    "default_cache_path",
     "highlight_spans",
+    "tool_text",
 ]

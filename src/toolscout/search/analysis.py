@@ -129,6 +129,17 @@ class Analyzer:
         return stem
 
 
+def identifier_words(identifier: str) -> list[str]:
+    """The words of an identifier, case kept: `sendSlackMessage` → `send Slack Message`,
+    `get_current_weather` → `get current weather`, `math.factorial` → `math factorial`."""
+    return [
+        part
+        for piece in _SEPARATOR.split(identifier)
+        for part in _CASE_BOUNDARY.split(piece)
+        if part
+    ]
+
+
 def is_identifier(term: str) -> bool:
     """Whether an index term is a whole identifier (`get_current_weather`, `v2-api`)."""
     return not _SEPARATOR_CHARACTERS.isdisjoint(term)

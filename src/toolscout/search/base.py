@@ -57,18 +57,23 @@ class SearchHit:
     queries or engines. For BM25, the field-weighted BM25 sum times the share of the query's
     words the tool matches."""
     normalized_score: float
-    """0–1, comparable across queries and catalogs: how strong the match is, never 1. Thresholds
-    apply to it.
+    """0–1, comparable across queries and catalogs: how strong the match is. Thresholds apply
+    to it.
 
-    For BM25 it is `evidence / (evidence + scale)`, where evidence is the BM25 sum (before the
-    share of matched words, so a tool matching one rare query word strongly still counts as a
-    strong match, though it ranks below tools that match more of the query), and the scale is
-    the evidence of one query word that no other tool has, found once in both the tool's name
-    and description; so 0.5 is that much evidence, 0.8 four times as much, 0.2 a quarter of it
-    (a common word, or a word only in a parameter). Queries of fewer than nine words
-    (stopwords aside) are held to less, by the square root of their length: a one-word query
-    needs a third of that evidence, so "rain" still finds the tool whose description says
-    "rain". For regex: always 1."""
+    For BM25 it is `evidence / (evidence + scale)`, never 1, where evidence is the BM25 sum
+    (before the share of matched words, so a tool matching one rare query word strongly still
+    counts as a strong match, though it ranks below tools that match more of the query), and
+    the scale is the evidence of one query word that no other tool has, found once in both the
+    tool's name and description; so 0.5 is that much evidence, 0.8 four times as much, 0.2 a
+    quarter of it (a common word, or a word only in a parameter). Queries of fewer than nine
+    words (stopwords aside) are held to less, by the square root of their length: a one-word
+    query needs a third of that evidence, so "rain" still finds the tool whose description says
+    "rain". For regex: always 1.
+
+    For semantic search it is the cosine similarity of the query's and the tool's embeddings,
+    mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1. For hybrid search it is
+    `w × semantic + (1 − w) × BM25`, those two normalized scores blended with the semantic
+    weight `w` (0.7 by default)."""
     rank: int = 0
     """1-based position in the results."""
     explain: Callable[[], tuple[MatchedTerm, ...]] = field(

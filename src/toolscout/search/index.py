@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
+from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from toolscout.catalog.catalog import Catalog
@@ -19,13 +20,21 @@ from toolscout.search.base import (
     ToolFilter,
 )
 from toolscout.search.bm25 import BM25Engine, BM25Options
+from toolscout.search.hybrid import HybridEngine, HybridOptions
 from toolscout.search.regex import RegexEngine, RegexOptions
+from toolscout.search.semantic import SemanticEngine, SemanticOptions
 
-EngineName: TypeAlias = Literal["bm25", "regex"]
+EngineName: TypeAlias = Literal["bm25", "regex", "semantic", "hybrid"]
 
 #: Default `threshold` for BM25: hits whose normalized score is below it are dropped, so a
 #: query no tool serves returns nothing. Chosen on the BFCL dev split (see benchmarks/).
 DEFAULT_THRESHOLD = 0.4
+
+#: Default `threshold` of each engine, chosen on the BFCL dev split: for semantic and hybrid,
+#: the highest that costs at most half a point of Recall@5 (see benchmarks/).
+DEFAULT_THRESHOLDS: Mapping[EngineName, float] = MappingProxyType(
+    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.21, "hybrid": 0.22}
+)
 
 #: The most results one search returns.
 MAX_K = 100
@@ -38,17 +47,22 @@ class ToolIndex:
     """Ranked, explained search over a catalog's tools.
 
     The index follows its catalog: tools added, removed or replaced are searchable (or gone)
-    at the next search; BM25 re-analyses only the tools whose text changed (regex lays out
-    the catalog's text anew, which is cheap). Pinned tools are always
-    visible to the model, so they are never search results.
+    at the next search; BM25 re-analyses and semantic search re-embeds only the tools whose
+    text changed (regex lays out the catalog's text anew, which is cheap). Pinned tools are
+    always visible to the model, so they are never search results.
 
     Args:
         catalog: a `Catalog`, or tool definitions in any shape a `Catalog` accepts.
-        engine: `"bm25"` for ranked keyword search, `"regex"` for patterns.
+        engine: `"bm25"` for ranked keyword search, `"regex"` for patterns, `"semantic"` for
+            search by meaning (embeddings), `"hybrid"` for BM25 and semantic fused. The
+            last two need the `toolscout[semantic]` extra.
         threshold: default lowest `normalized_score` a hit may have (0–1); 0 keeps every
-            match. Only BM25 scores vary; regex hits all score 1.
-        bm25: options for the BM25 engine.
+            match; `None` takes the engine's default (`DEFAULT_THRESHOLDS`). Regex hits all
+            score 1.
+        bm25: options for the BM25 engine (and BM25 within hybrid).
         regex: options for the regex engine.
+        semantic: options for semantic search (and semantic within hybrid).
+        hybrid: how hybrid fuses its two engines.
     """
 
     def __init__(
@@ -56,14 +70,18 @@ class ToolIndex:
         catalog: Catalog | Iterable[Any],
         engine: EngineName = "bm25",
         *,
-        threshold: float = DEFAULT_THRESHOLD,
+        threshold: float | None = None,
         bm25: BM25Options | None = None,
         regex: RegexOptions | None = None,
+        semantic: SemanticOptions | None = None,
+        hybrid: HybridOptions | None = None,
     ) -> None:
+        self._engine = _make_engine(engine, bm25, regex, semantic, hybrid)
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         self.engine_name = engine
-        self.threshold = _check_threshold(threshold)
-        self._engine = _make_engine(engine, bm25, regex)
+        self.threshold = _check_threshold(
+            DEFAULT_THRESHOLDS[engine] if threshold is None else threshold
+        )
         self._lock = threading.RLock()
         self._version = -1
         self._tools: list[Tool] = []
@@ -197,12 +215,24 @@ class ToolIndex:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
 
 
-def _make_engine(engine: str, bm25: BM25Options | None, regex: RegexOptions | None) -> SearchEngine:
+def _make_engine(
+    engine: str,
+    bm25: BM25Options | None,
+    regex: RegexOptions | None,
+    semantic: SemanticOptions | None,
+    hybrid: HybridOptions | None,
+) -> SearchEngine:
     if engine == "bm25":
         return BM25Engine(bm25)
     if engine == "regex":
         return RegexEngine(regex)
-    raise SearchConfigError(f"unknown engine {engine!r}; choose 'bm25' or 'regex'")
+    if engine == "semantic":
+        return SemanticEngine(semantic)
+    if engine == "hybrid":
+        return HybridEngine(bm25, semantic, hybrid)
+    raise SearchConfigError(
+        f"unknown engine {engine!r}; choose 'bm25', 'regex', 'semantic' or 'hybrid'"
+    )
 
 
 def _check_k(k: object) -> int:

