@@ -14,7 +14,7 @@ from typing import Any
 from toolscout.catalog.export import to_anthropic
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
 from toolscout.protocol.processor import ToolSearch
-from toolscout.providers.loop import LoopResult, ModelCall, run, run_sync, without_none
+from toolscout.providers.loop import LoopResult, ModelCall, Wire, run, run_sync, without_none
 
 
 def tools(definitions: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
@@ -94,27 +94,12 @@ def request(
     return body
 
 
-class _AnthropicWire:
-    def request(
-        self,
-        params: Mapping[str, Any],
-        messages: Sequence[Any],
-        definitions: Sequence[ToolDefinition],
-        native: bool,
-    ) -> dict[str, Any]:
-        return request(params, messages, definitions, native)
-
-    def tool_calls(self, response: Mapping[str, Any]) -> list[ToolCall]:
-        return tool_calls(response)
-
-    def with_response(self, messages: Sequence[Any], response: Mapping[str, Any]) -> list[Any]:
-        return [*messages, assistant_message(response)]
-
-    def with_results(self, messages: Sequence[Any], results: Sequence[ToolResult]) -> list[Any]:
-        return [*messages, result_message(results)]
-
-
-WIRE = _AnthropicWire()
+WIRE = Wire(
+    request=request,
+    tool_calls=tool_calls,
+    with_response=lambda messages, response: [*messages, assistant_message(response)],
+    with_results=lambda messages, results: [*messages, result_message(results)],
+)
 
 
 async def arun_loop(

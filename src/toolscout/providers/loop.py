@@ -13,7 +13,7 @@ import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult, result_text
 from toolscout.protocol.processor import ToolSearch
@@ -22,22 +22,20 @@ ModelCall = Callable[[dict[str, Any]], Any]
 """Takes the request dict; returns the response (dict or SDK object), or an awaitable of it."""
 
 
-class Wire(Protocol):
+@dataclass(frozen=True)
+class Wire:
     """One provider's message shapes."""
 
-    def request(
-        self,
-        params: Mapping[str, Any],
-        messages: Sequence[Any],
-        definitions: Sequence[ToolDefinition],
-        native: bool,
-    ) -> dict[str, Any]: ...
-
-    def tool_calls(self, response: Mapping[str, Any]) -> list[ToolCall]: ...
-
-    def with_response(self, messages: Sequence[Any], response: Mapping[str, Any]) -> list[Any]: ...
-
-    def with_results(self, messages: Sequence[Any], results: Sequence[ToolResult]) -> list[Any]: ...
+    request: Callable[
+        [Mapping[str, Any], Sequence[Any], Sequence[ToolDefinition], bool], dict[str, Any]
+    ]
+    """Builds a request from the params, the conversation, the tools and `native`."""
+    tool_calls: Callable[[Mapping[str, Any]], list[ToolCall]]
+    """Reads the tool calls out of a response."""
+    with_response: Callable[[Sequence[Any], Mapping[str, Any]], list[Any]]
+    """The conversation with the model's response appended."""
+    with_results: Callable[[Sequence[Any], Sequence[ToolResult]], list[Any]]
+    """The conversation with the tool results appended."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 from toolscout.catalog.export import to_openai_responses
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
 from toolscout.protocol.processor import ToolSearch
-from toolscout.providers.loop import LoopResult, ModelCall, run, run_sync, without_none
+from toolscout.providers.loop import LoopResult, ModelCall, Wire, run, run_sync, without_none
 
 #: The name a native search call is given as a `ToolCall`.
 TOOL_SEARCH = "tool_search"
@@ -132,27 +132,12 @@ def request(
     return body
 
 
-class _ResponsesWire:
-    def request(
-        self,
-        params: Mapping[str, Any],
-        messages: Sequence[Any],
-        definitions: Sequence[ToolDefinition],
-        native: bool,
-    ) -> dict[str, Any]:
-        return request(params, messages, definitions, native)
-
-    def tool_calls(self, response: Mapping[str, Any]) -> list[ToolCall]:
-        return tool_calls(response)
-
-    def with_response(self, messages: Sequence[Any], response: Mapping[str, Any]) -> list[Any]:
-        return [*messages, *output_items(response)]
-
-    def with_results(self, messages: Sequence[Any], results: Sequence[ToolResult]) -> list[Any]:
-        return [*messages, *result_items(results)]
-
-
-WIRE = _ResponsesWire()
+WIRE = Wire(
+    request=request,
+    tool_calls=tool_calls,
+    with_response=lambda messages, response: [*messages, *output_items(response)],
+    with_results=lambda messages, results: [*messages, *result_items(results)],
+)
 
 
 async def arun_loop(
