@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,9 @@ _FULL_LENGTH_QUERY = 9
 
 # Query terms whose matches an index remembers (see `_IndexState.alternatives`).
 _ALTERNATIVES_CACHE_LIMIT = 100_000
+
+# Merged postings (tool, score pairs) an index keeps for multi-match terms, in entries.
+_POSTINGS_CACHE_LIMIT = 2_000_000
 
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
 _PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
@@ -147,6 +150,10 @@ class _IndexState:
     score_scale: float  # the raw score that normalises to 0.5
     # Query term → its matches in this index; common words recur in almost every query.
     alternatives: dict[tuple[str, bool], tuple[_Alternative, ...]] = field(default_factory=dict)
+    # Several matches → merged (tools, scores), kept per index state (`BM25Engine._postings`).
+    postings: dict[
+        tuple[_Alternative, ...], tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]
+    ] = field(default_factory=dict)
 
 
 class BM25Engine(SearchEngine):
@@ -194,45 +201,21 @@ class BM25Engine(SearchEngine):
         if not groups or n_tools == 0:
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
-        indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
-        single_rows: list[npt.NDArray[np.int32]] = []
-        single_values: list[npt.NDArray[np.float64]] = []
-        best_per_word: list[npt.NDArray[np.float64]] = []
+        # Each query term's postings (its best match per tool) are cached per index state, so
+        # scoring is one pass over them all, whatever the number of terms and synonyms.
+        postings = [self._postings(alternatives, state) for _, alternatives in groups]
+        scores = np.bincount(
+            np.concatenate([rows for rows, _ in postings]),
+            weights=np.concatenate([values for _, values in postings]),
+            minlength=n_tools,
+        ).astype(np.float64, copy=False)
         # For coordination: which tools each query word (not word pair) matched.
-        word_rows: list[npt.NDArray[np.integer[Any]]] = []
-        words_in_catalog = 0
-        for query_term, alternatives in groups:
-            is_word = " " not in query_term.term
-            words_in_catalog += is_word
-            if len(alternatives) == 1:
-                (alt,) = alternatives
-                start, end = indptr[alt.column], indptr[alt.column + 1]
-                single_rows.append(indices[start:end])
-                single_values.append(alt.weight * data[start:end])
-                if is_word:
-                    word_rows.append(indices[start:end])
-            else:
-                # A query word counts once: its best match (exact, synonym or prefix) per tool.
-                best = np.zeros(n_tools, dtype=np.float64)
-                for alt in alternatives:
-                    start, end = indptr[alt.column], indptr[alt.column + 1]
-                    rows = indices[start:end]
-                    best[rows] = np.maximum(best[rows], alt.weight * data[start:end])
-                best_per_word.append(best)
-                if is_word:
-                    word_rows.append(np.flatnonzero(best))
-        # Words with a single match add up in one pass over all their postings.
-        scores = (
-            np.bincount(
-                np.concatenate(single_rows),
-                weights=np.concatenate(single_values),
-                minlength=n_tools,
-            )
-            if single_rows
-            else np.zeros(n_tools, dtype=np.float64)
-        )
-        for best in best_per_word:
-            scores += best
+        word_rows = [
+            rows
+            for (query_term, _), (rows, _) in zip(groups, postings, strict=True)
+            if " " not in query_term.term
+        ]
+        words_in_catalog = len(word_rows)
         # How strongly a tool matches (`evidence`, behind normalized_score and thresholds) is
         # kept apart from how it ranks (`scores`, times the share of query words matched).
         evidence = scores
@@ -342,6 +325,34 @@ class BM25Engine(SearchEngine):
         catalog (rarer words, higher idf); dividing by this keeps thresholds portable."""
         rare_idf = float(np.log1p((n_tools - 0.5) / 1.5))
         return max(rare_idf * float(self._field_weights[0] + self._field_weights[2]), 1e-9)
+
+    def _postings(
+        self, alternatives: tuple[_Alternative, ...], state: _IndexState
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+        """The tools a query term matches and its weighted score in each: for several
+        alternatives (synonyms, prefixes), each tool's best one, so a word counts once."""
+        indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
+        if len(alternatives) == 1:
+            (alt,) = alternatives
+            start, end = indptr[alt.column], indptr[alt.column + 1]
+            return indices[start:end], alt.weight * data[start:end]  # views: nothing to cache
+        cached = state.postings.get(alternatives)
+        if cached is not None:
+            return cached
+        spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in alternatives]
+        rows = np.concatenate([indices[start:end] for start, end, _ in spans])
+        values = np.concatenate([weight * data[start:end] for start, end, weight in spans])
+        # Sort by tool, then score: the last entry of each tool is its best match.
+        order = np.lexsort((values, rows))
+        rows, values = rows[order], values[order]
+        last = np.append(rows[1:] != rows[:-1], True)
+        rows, values = rows[last], values[last]
+        if (
+            sum(len(cached_rows) for cached_rows, _ in state.postings.values())
+            < _POSTINGS_CACHE_LIMIT
+        ):
+            state.postings[alternatives] = (rows, values)
+        return rows, values
 
     def _query_groups(
         self, query: str, state: _IndexState
