@@ -12,6 +12,8 @@ from toolscout import Catalog, Tool
 from toolscout.config import ToolSearchSettings
 from toolscout.protocol import Phase, ToolCall
 
+from ..protocol.builders import create_calendar_event, delete_all_files, translate_text
+
 DENIED = "delete_all_files"
 PINNED = "ping"
 #: Matches many tools; max_results keeps two, whatever the model asks for.
@@ -41,35 +43,6 @@ def send_email(to: str, subject: str, body: str = "") -> str:
         body: Text of the message.
     """
     return f"sent to {to}"
-
-
-def create_calendar_event(title: str, start: str) -> str:
-    """Create an event in the user's calendar.
-
-    Args:
-        title: What the event is called.
-        start: Start time, ISO 8601.
-    """
-    return f"created {title!r} at {start}"
-
-
-def translate_text(text: str, language: str) -> str:
-    """Translate text into another language.
-
-    Args:
-        text: The text to translate.
-        language: Target language code, such as "fr".
-    """
-    return f"[{language}] {text}"
-
-
-def delete_all_files(folder: str) -> str:
-    """Delete every file in a folder of the admin workspace.
-
-    Args:
-        folder: The folder to empty.
-    """
-    return f"deleted everything in {folder}"
 
 
 def ping(host: str) -> bool:
