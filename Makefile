@@ -11,11 +11,10 @@ TORCH := torch==2.13.0
 
 .PHONY: demo test lint bench clean
 
+# A search in the terminal, then the dashboard on the bundled catalog (Ctrl-C stops it).
 demo: $(INSTALLED)
-	$(BIN)/toolscout inspect demo
 	$(BIN)/toolscout search demo "what's the weather like in Paris tomorrow"
-	$(BIN)/toolscout search demo "book a flight to new york"
-	$(BIN)/toolscout search demo "^send" --engine regex
+	$(BIN)/toolscout dashboard demo --open
 
 test: $(INSTALLED) lint
 	$(BIN)/pytest
@@ -32,7 +31,7 @@ $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench,semantic,redis,mcp,pydantic-ai,langchain,openai-agents]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
 	touch $@
 

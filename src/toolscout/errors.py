@@ -66,3 +66,8 @@ class ConfigError(ToolScoutError, ValueError):
     def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.problems = problems or (message,)
+
+
+class DashboardError(ToolScoutError, ValueError):
+    """The dashboard was asked for something impossible: a setting out of range, a tool not
+    in the catalog, labelled queries it cannot read. The page shows the message as it is."""

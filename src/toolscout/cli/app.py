@@ -7,6 +7,7 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
+from toolscout.cli.dashboard import dashboard
 from toolscout.cli.inspect import inspect
 from toolscout.cli.search import search
 from toolscout.cli.serve import serve
@@ -49,6 +50,7 @@ app.command()(search)
 app.command()(inspect)
 app.command()(tokens)
 app.command()(serve)
+app.command()(dashboard)
 
 
 def main() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -22,7 +21,7 @@ from toolscout.search import (
     MatchedTerm,
     SearchResults,
     ToolIndex,
-    highlight_spans,
+    matched_spans,
 )
 
 _HIGHLIGHT = "bold yellow"
@@ -129,14 +128,8 @@ def _description(tool: Tool, matched_terms: Sequence[MatchedTerm]) -> Text:
 
 def _highlighted(text: str, matched_terms: Sequence[MatchedTerm]) -> Text:
     rich_text = Text(text)
-    words = [term.index_term for term in matched_terms if term.kind != "pattern"]
-    for start, end in highlight_spans(text, words):
+    for start, end in matched_spans(text, matched_terms):
         rich_text.stylize(_HIGHLIGHT, start, end)
-    # A pattern's matched text is a raw substring, not an analysed word.
-    for term in matched_terms:
-        if term.kind == "pattern" and term.index_term:
-            for match in re.finditer(re.escape(term.index_term), text, re.IGNORECASE):
-                rich_text.stylize(_HIGHLIGHT, *match.span())
     return rich_text
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TextIO
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TextIO
 
 import anyio
 from rich.console import Console
@@ -28,12 +28,15 @@ async def serve(
     filter: ToolPolicy | None = None,
     console: Console | None = None,
     errlog: TextIO | None = None,
+    alongside: Callable[[Gateway, GatewayServer], Coroutine[Any, Any, None]] | None = None,
 ) -> None:
     """Run the gateway: start the upstreams in parallel (showing their progress on stderr),
     then serve over stdio or HTTP until the client disconnects (stdio), or SIGINT or SIGTERM
     arrives. Upstream processes are always shut down on the way out.
 
-    `transport`, `host` and `port` override the config's `gateway` block.
+    `transport`, `host` and `port` override the config's `gateway` block. `alongside` runs
+    with the gateway from the moment its upstreams start (the dashboard does), and is
+    cancelled when it stops.
 
     Raises:
         ConfigError: HTTP beyond loopback without tokens, or tokens that cannot be read.
@@ -56,6 +59,8 @@ async def serve(
     async with anyio.create_task_group() as group:
         group.start_soon(_wait_for_signal, stop)
         async with gateway.running():
+            if alongside is not None:
+                group.start_soon(alongside, gateway, server)
             with progress:
                 await _until(stop, gateway.settled)
             if not stop.is_set():
@@ -75,11 +80,14 @@ async def serve(
                         http_app(server, settings, tokens),
                         settings,
                         stop=stop,
-                        on_ready=lambda url: console.print(
-                            f"serving MCP on {url}", style="dim", highlight=False, soft_wrap=True
-                        ),
+                        on_ready=lambda url: _announce(server, console, url),
                     )
         group.cancel_scope.cancel()
+
+
+def _announce(server: GatewayServer, console: Console, url: str) -> None:
+    server.url = url
+    console.print(f"serving MCP on {url}", style="dim", highlight=False, soft_wrap=True)
 
 
 async def _until(stop: anyio.Event, work: Callable[[], Awaitable[None]]) -> None:

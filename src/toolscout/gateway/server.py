@@ -52,6 +52,8 @@ class GatewayServer:
         self.gateway = gateway
         self.transport: Transport = transport
         self._stdio_session = f"stdio-{uuid.uuid4().hex}"
+        self.url: str | None = None
+        """The MCP endpoint's URL once served over HTTP."""
         self._sessions: OrderedDict[str, ServerSession] = OrderedDict()
         self._bus = InMemorySubscriptionBus()
         names = gateway.config.tool_search.meta_tool_names
@@ -102,6 +104,10 @@ class GatewayServer:
                 group.start_soon(notify, key, session)
         # Clients of the 2026-07-28 revision (stdio) learn it on `subscriptions/listen`.
         await self._bus.publish(ToolsListChanged())
+
+    def session_ids(self) -> list[str]:
+        """The sessions that have made requests, the most recent first."""
+        return list(reversed(self._sessions))
 
     # -- handlers --------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from toolscout.search.embedders import (
     OpenAIEmbedder,
 )
 from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
+from toolscout.search.highlight import matched_spans
 from toolscout.search.hybrid import HybridEngine, HybridOptions
 from toolscout.search.index import (
     DEFAULT_THRESHOLD,
@@ -64,5 +65,6 @@ __all__ = [
     "ToolIndex",
     "default_cache_path",
     "highlight_spans",
+    "matched_spans",
     "tool_text",
 ]

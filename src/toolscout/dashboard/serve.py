@@ -1,0 +1,91 @@
+"""Serving the dashboard: on its own over a catalog, or beside a gateway it shows."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import webbrowser
+from collections.abc import Callable, Iterator
+
+import uvicorn
+from rich.console import Console
+
+from toolscout.dashboard.app import check_exposure, dashboard_app
+from toolscout.dashboard.dashboard import Dashboard
+from toolscout.errors import ConfigError
+
+DEFAULT_PORT = 8770
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on `host:port` (0 picks a free port).
+
+    Raises:
+        ConfigError: the address cannot be listened on (in use, not this machine's).
+    """
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise ConfigError(
+            f"the dashboard cannot listen on {host}:{port} ({error.strerror or error}); "
+            "choose another --port (0 picks a free one)"
+        ) from None
+    return sock
+
+
+def page_url(sock: socket.socket, host: str, token: str | None) -> str:
+    port = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+
+
+async def serve_dashboard(
+    dashboard: Dashboard,
+    *,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the dashboard until cancelled; `on_ready` gets the page's URL once it listens.
+
+    Raises:
+        ConfigError: beyond loopback without a token, or an address that cannot be used.
+    """
+    check_exposure(host, token)
+    with contextlib.closing(listen(host, port)) as sock:
+        app = dashboard_app(dashboard, host=host, token=token)
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        server = _Server(config)
+        if on_ready is not None:
+            on_ready(page_url(sock, host, token))
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            server.should_exit = True
+
+
+def announce(console: Console, open_browser: bool) -> Callable[[str], None]:
+    """Prints the page's URL, and opens it in a browser when asked and one is at hand."""
+
+    def on_ready(url: str) -> None:
+        console.print(f"toolscout dashboard: {url}  (Ctrl-C stops it)", highlight=False)
+        if open_browser:
+            with contextlib.suppress(webbrowser.Error):
+                webbrowser.open(url)
+
+    return on_ready
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server without its signal handling: Ctrl-C ends the whole command, which
+    stops a gateway's upstreams too."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
