@@ -35,6 +35,13 @@ class MissingExtraError(ToolScoutError, ImportError):
     extra to install (`pip install 'toolscout[redis]'`)."""
 
 
+def missing_extra(module: str, dependency: str, extra: str) -> MissingExtraError:
+    """The error for `module` used without `dependency`, naming the extra to install."""
+    return MissingExtraError(
+        f"{module} needs {dependency}, which is not installed: pip install 'toolscout[{extra}]'"
+    )
+
+
 class StateStoreError(ToolScoutError, ValueError):
     """A discovered-tool store was given an impossible value: a thread or tool id that is not
     text, a negative TTL, a file that is not a toolscout store."""

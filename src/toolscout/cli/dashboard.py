@@ -33,7 +33,7 @@ def dashboard(
             "--config",
             "-c",
             help="The config file whose tool_search block the page starts from and saves to "
-            f"(default: ./{DEFAULT_CONFIG}). A gateway's file (with servers) runs the gateway "
+            f"(default: ./{DEFAULT_CONFIG}; created on saving if missing). A gateway's file (with servers) runs the gateway "
             "too, over HTTP, and shows its upstreams and sessions.",
             show_default=False,
             dir_okay=False,
@@ -81,12 +81,10 @@ def dashboard(
     from toolscout.cli.config_file import tool_search_settings
     from toolscout.dashboard import ConfigFile, Dashboard
 
-    board = Dashboard(
-        load_catalog(catalog),
-        tool_search_settings(config),
-        ConfigFile(config or DEFAULT_CONFIG),
-        source=catalog,
-    )
+    config_path = config or DEFAULT_CONFIG
+    # A file that does not exist yet starts from the defaults; "save" creates it.
+    settings = tool_search_settings(config_path if config_path.exists() else None)
+    board = Dashboard(load_catalog(catalog), settings, ConfigFile(config_path), source=catalog)
     serve = functools.partial(
         serve_dashboard, board, host=host, port=port, token=token, on_ready=on_ready
     )

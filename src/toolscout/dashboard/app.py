@@ -27,19 +27,23 @@ import ipaddress
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import anyio.to_thread
-from pydantic import BaseModel
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from toolscout.errors import ConfigError, DashboardError, missing_extra
+
+try:
+    import anyio.to_thread
+    from pydantic import BaseModel
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+    from starlette.types import ASGIApp, Receive, Scope, Send
+except ImportError as error:
+    raise missing_extra("toolscout.dashboard", "starlette", "dashboard") from error
 
 from toolscout.dashboard.dashboard import Dashboard
-from toolscout.errors import ConfigError, DashboardError
 
 _STATIC = ("toolscout.dashboard", "static")
 _COOKIE = "toolscout_dashboard"

@@ -237,7 +237,7 @@ class Dashboard:
                 if beyond <= _ABSENT_SHOWN:
                     reason = f"past max_results: a search returns {settings.max_results} tools"
                     absent.append(_hit_view(hit, tool, reason))
-        notice = hits.notice if not results else None
+        notice = None if results else _why_nothing(hits.notice, absent, threshold)
         return SearchView(
             query=query,
             engine=settings.engine,
@@ -473,6 +473,21 @@ def _names(changes: Mapping[str, Any]) -> list[Any]:
     if not isinstance(names, list):
         raise DashboardError("always_available: expected a list of tool ids")
     return names
+
+
+def _why_nothing(notice: str | None, absent: Sequence[HitView], threshold: float) -> str:
+    """Why a search returns nothing: the engine's own notice, or what the settings left out."""
+    scores = [
+        hit.normalized_score for hit in absent if hit.absent_reason and "below" in hit.absent_reason
+    ]
+    if scores:
+        return (
+            f"No tool reaches the threshold {threshold:.2f} (the best scores {max(scores):.2f}), "
+            "so search_tools would return nothing"
+        )
+    if absent:
+        return "Every tool this query matches is pinned, so search_tools returns none of them"
+    return notice or "No tool matches this query"
 
 
 def _settings_view(settings: ToolSearchSettings) -> SettingsView:

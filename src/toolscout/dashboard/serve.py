@@ -7,12 +7,16 @@ import socket
 import webbrowser
 from collections.abc import Callable, Iterator
 
-import uvicorn
 from rich.console import Console
 
 from toolscout.dashboard.app import check_exposure, dashboard_app
 from toolscout.dashboard.dashboard import Dashboard
-from toolscout.errors import ConfigError
+from toolscout.errors import ConfigError, missing_extra
+
+try:
+    import uvicorn
+except ImportError as error:
+    raise missing_extra("toolscout.dashboard", "uvicorn", "dashboard") from error
 
 DEFAULT_PORT = 8770
 

@@ -27,7 +27,7 @@ from typing import Any
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.integrations._extras import missing_extra
+from toolscout.errors import missing_extra
 from toolscout.integrations._mirror import CatalogMirror
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
 from toolscout.protocol.policy import ToolPolicy

@@ -39,7 +39,7 @@ from typing import Any
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.integrations._extras import missing_extra
+from toolscout.errors import missing_extra
 from toolscout.protocol import meta_tools
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
 from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy

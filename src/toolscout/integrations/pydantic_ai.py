@@ -30,7 +30,7 @@ from typing import Any
 
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.integrations._extras import missing_extra
+from toolscout.errors import missing_extra
 from toolscout.integrations._mirror import CatalogMirror
 from toolscout.protocol import meta_tools
 from toolscout.protocol.definitions import ToolCall, ToolDefinition

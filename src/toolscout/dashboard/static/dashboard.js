@@ -84,6 +84,7 @@ function showState(next) {
   $("unsaved").hidden = !state.unsaved;
   $("gateway-badge").hidden = !state.gateway;
   $("gateway").hidden = !state.gateway;
+  $("settings-note").hidden = !state.gateway;
   $("pinned-count").textContent = `(${tools.filter((t) => t.pinned).length})`;
 }
 
@@ -249,29 +250,30 @@ async function showTokens() {
 }
 
 function drawChart(bars) {
+  // One bar per figure, its label above it and its value after it, all inside the panel.
   const svg = $("token-chart");
   const ns = "http://www.w3.org/2000/svg";
-  const width = svg.clientWidth || 600;
-  const labelWidth = Math.min(230, width * 0.42);
-  const row = 34;
-  svg.setAttribute("height", bars.length * row + 6);
+  const width = svg.clientWidth || 320;
+  const row = 42;
+  svg.setAttribute("height", bars.length * row);
   svg.replaceChildren();
   const most = Math.max(...bars.map(([, value]) => value), 1);
-  bars.forEach(([label, value], i) => {
-    const y = i * row + 6;
-    const barWidth = Math.max(2, (width - labelWidth - 90) * value / most);
+  const svgText = (x, y, content, className) => {
     const text = document.createElementNS(ns, "text");
-    text.setAttribute("x", 0); text.setAttribute("y", y + 15);
-    text.textContent = label;
+    text.setAttribute("x", x); text.setAttribute("y", y);
+    if (className) text.setAttribute("class", className);
+    text.textContent = content;
+    return text;
+  };
+  bars.forEach(([label, value], i) => {
+    const y = i * row;
+    const barWidth = Math.max(2, (width - 120) * value / most);
     const rect = document.createElementNS(ns, "rect");
-    rect.setAttribute("x", labelWidth); rect.setAttribute("y", y + 3);
-    rect.setAttribute("width", barWidth); rect.setAttribute("height", 16); rect.setAttribute("rx", 3);
+    rect.setAttribute("x", 0); rect.setAttribute("y", y + 18);
+    rect.setAttribute("width", barWidth); rect.setAttribute("height", 14); rect.setAttribute("rx", 3);
     rect.setAttribute("fill", i === 0 ? "#9aa3b5" : "#2557d6");
-    const amount = document.createElementNS(ns, "text");
-    amount.setAttribute("x", labelWidth + barWidth + 6); amount.setAttribute("y", y + 15);
-    amount.setAttribute("class", "value");
-    amount.textContent = `${value.toLocaleString()} tokens`;
-    svg.append(text, rect, amount);
+    svg.append(svgText(0, y + 13, label), rect,
+      svgText(barWidth + 6, y + 29, `${value.toLocaleString()} tokens`, "value"));
   });
 }
 

@@ -1,0 +1,147 @@
+"""`toolscout dashboard` as a user runs it: a real process serving real HTTP, alone or beside
+a real gateway with real MCP servers and a real MCP client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import httpx
+import yaml
+
+from tests.gateway.conftest import http_client, run, server
+from tests.gateway.conftest import write_config as write_gateway_config
+
+from .conftest import CATALOG_FILE, TOOLSCOUT, DashboardProcess
+
+
+def toolscout(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TOOLSCOUT), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_the_served_page_answers(served: DashboardProcess) -> None:
+    assert served.url.startswith("http://127.0.0.1:")
+    state = httpx.get(served.url + "api/state", timeout=10).json()
+    assert state["tools"] == 12
+    assert "toolscout" in httpx.get(served.url, timeout=10).text
+
+
+def test_a_token_is_required_beyond_loopback() -> None:
+    finished = toolscout("dashboard", "demo", "--host", "0.0.0.0", "--port", "0")
+    assert finished.returncode == 2
+    assert finished.stderr.startswith("error: the dashboard would be reachable from other")
+    assert "TOOLSCOUT_DASHBOARD_TOKEN" in finished.stderr
+
+
+def test_with_a_token_the_printed_link_carries_it(tmp_path: Path) -> None:
+    process = DashboardProcess(
+        "demo", "--host", "0.0.0.0", env={"TOOLSCOUT_DASHBOARD_TOKEN": "tok-123"}, cwd=tmp_path
+    )
+    try:
+        assert process.url.endswith("/?token=tok-123")
+        local = process.url.replace("0.0.0.0", "127.0.0.1")
+        assert httpx.get(local.split("?")[0] + "api/state", timeout=10).status_code == 401
+        with httpx.Client(timeout=10, follow_redirects=True) as client:
+            assert client.get(local).status_code == 200
+            assert client.get(local.split("?")[0] + "api/state").json()["tools"] == 1647
+    finally:
+        process.stop()
+
+
+def test_a_port_in_use_is_one_line_with_the_fix() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        finished = toolscout("dashboard", "demo", "--port", port)
+    assert finished.returncode == 2
+    assert finished.stderr.count("\n") == 1
+    assert "cannot listen on 127.0.0.1" in finished.stderr and "another --port" in finished.stderr
+
+
+def test_neither_a_catalog_nor_a_gateway_is_a_clear_error(tmp_path: Path) -> None:
+    finished = toolscout("dashboard")
+    assert finished.returncode == 2
+    assert "give a tool catalog" in finished.stderr
+    plain = tmp_path / "toolscout.yaml"
+    plain.write_text("tool_search: {enabled: true}\n")
+    finished = toolscout("dashboard", "--config", str(plain))
+    assert finished.returncode == 2 and "give a tool catalog" in finished.stderr
+
+
+def test_a_bad_config_file_is_reported_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "toolscout.yaml"
+    bad.write_text("tool_search:\n  max_results: 50\n")
+    finished = toolscout("dashboard", str(CATALOG_FILE), "--config", str(bad))
+    assert finished.returncode == 2
+    assert f"{bad}:2:" in finished.stderr and "max_results" in finished.stderr
+
+
+def test_without_the_extra_the_message_names_it() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+
+        class Hide:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] == "starlette":
+                    raise ImportError("No module named " + repr(name), name=name)
+
+        sys.meta_path.insert(0, Hide())
+        from toolscout.cli import app
+        sys.argv = ["toolscout", "dashboard", "demo"]
+        app()
+        """
+    )
+    finished = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert finished.returncode == 2
+    assert finished.stderr.strip().endswith("pip install 'toolscout[dashboard]'")
+
+
+def test_beside_a_gateway_it_shows_upstreams_and_sessions(tmp_path: Path) -> None:
+    config = write_gateway_config(
+        tmp_path,
+        {"notes": server("notes"), "files": server("files")},
+        gateway={"port": 0},
+    )
+    process = DashboardProcess("--config", str(config))
+    try:
+        mcp_url = process.wait_for(r"serving MCP on (http://\S+)")
+        state = httpx.get(process.url + "api/state", timeout=10).json()
+        assert state["gateway"] and state["settings"]["mode"] == "proxy"
+
+        async def search() -> str:
+            async with http_client(mcp_url, token=None) as client:
+                result = await client.call_tool("search_tools", {"query": "add a note"})
+                return str(result.content[0].text)  # type: ignore[union-attr]
+
+        assert "notes__" in run(search)
+        view = httpx.get(process.url + "api/gateway", timeout=10).json()
+        assert view["mcp_url"] == mcp_url
+        states = {u["name"]: (u["state"], u["tools"] > 0) for u in view["upstreams"]}
+        assert states == {"notes": ("connected", True), "files": ("connected", True)}
+        (session,) = view["sessions"]
+        assert session["discovered"] and all(t.startswith("notes__") for t in session["discovered"])
+        tokens = httpx.get(process.url + "api/tokens", timeout=10).json()
+        assert tokens["live"]["requests"] >= 1
+
+        # Saving keeps the servers as the file had them.
+        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=10)
+        assert httpx.post(process.url + "api/save", json={}, timeout=10).status_code == 200
+        data = yaml.safe_load(config.read_text())
+        assert data["servers"]["notes"] == server("notes")
+        assert data["tool_search"]["max_results"] == 4
+    finally:
+        process.stop()
