@@ -33,8 +33,9 @@ def dashboard(
             "--config",
             "-c",
             help="The config file whose tool_search block the page starts from and saves to "
-            f"(default: ./{DEFAULT_CONFIG}; created on saving if missing). A gateway's file (with servers) runs the gateway "
-            "too, over HTTP, and shows its upstreams and sessions.",
+            f"(default: ./{DEFAULT_CONFIG}; created on saving if missing). A gateway's file "
+            "(with servers) runs the gateway too, over HTTP, and shows its upstreams and "
+            "sessions.",
             show_default=False,
             dir_okay=False,
         ),
