@@ -3,13 +3,7 @@
 
 from __future__ import annotations
 
-import os
-import queue
-import re
-import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.gateway.conftest import LoggedProcess
 from toolscout.catalog import Catalog
 from toolscout.config import ToolSearchSettings
 from toolscout.dashboard import ConfigFile, Dashboard
@@ -52,57 +47,12 @@ def make_dashboard(
     )
 
 
-class DashboardProcess:
-    """`toolscout dashboard ...` as a subprocess; `url` is the page's address once it serves."""
+class DashboardProcess(LoggedProcess):
+    """`toolscout dashboard ...` on a free port; `url` is the page's address once it serves."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
-        self.process = subprocess.Popen(
-            [str(TOOLSCOUT), "dashboard", "--port", "0", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, **(env or {})},
-            cwd=cwd,
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.url = self._wait_for(r"toolscout dashboard: (http://\S+)")
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
-            self._queue.put(line)
-
-    def _wait_for(self, pattern: str, limit: float = 30.0) -> str:
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                if self.process.poll() is not None:
-                    break
-                continue
-            found = re.search(pattern, line)
-            if found:
-                return found[1]
-        raise RuntimeError(f"`toolscout dashboard` did not start:\n{''.join(self.lines)}")
-
-    def wait_for(self, pattern: str, limit: float = 30.0) -> str:
-        """The first group of the first stderr line from now on matching `pattern`."""
-        return self._wait_for(pattern, limit)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        super().__init__(["dashboard", "--port", "0", *args], env=env, cwd=cwd)
+        self.url = self.wait_for(r"toolscout dashboard: (http://\S+)", limit=30)
 
 
 @pytest.fixture

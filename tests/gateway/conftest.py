@@ -106,17 +106,20 @@ def write_config(folder: Path, servers: dict[str, Any], **sections: Any) -> Path
     return path
 
 
-class GatewayProcess:
-    """`toolscout serve` as a subprocess, serving HTTP; its stderr is kept in `lines`."""
+class LoggedProcess:
+    """A `toolscout` command as a subprocess; its stderr is kept in `lines`."""
 
-    def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+    ):
         self.process = subprocess.Popen(
-            [str(TOOLSCOUT), "serve", "--config", str(config), "--transport", "http", *args],
+            [str(TOOLSCOUT), *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, **(env or {})},
+            cwd=cwd,
             start_new_session=True,
         )
         self.lines: list[str] = []
@@ -129,8 +132,8 @@ class GatewayProcess:
             self.lines.append(line)
             self._queue.put(line)
 
-    def url(self, limit: float = 20.0) -> str:
-        """The URL it serves on, once it listens."""
+    def wait_for(self, pattern: str, limit: float = 20.0) -> str:
+        """The first group of the first stderr line from now on that matches `pattern`."""
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
             try:
@@ -139,13 +142,26 @@ class GatewayProcess:
                 if self.process.poll() is not None:
                     break
                 continue
-            found = re.search(r"serving MCP on (http://\S+)", line)
+            found = re.search(pattern, line)
             if found:
                 return found[1]
-        raise RuntimeError(f"the gateway did not start:\n{''.join(self.lines)}")
+        raise RuntimeError(
+            f"`toolscout {self.process.args[1]}` did not start:\n{''.join(self.lines)}"
+        )  # type: ignore[index]
 
     def stop(self) -> None:
         stop(self.process)
+
+
+class GatewayProcess(LoggedProcess):
+    """`toolscout serve` as a subprocess, serving HTTP."""
+
+    def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        super().__init__(["serve", "--config", str(config), "--transport", "http", *args], env=env)
+
+    def url(self, limit: float = 20.0) -> str:
+        """The URL it serves on, once it listens."""
+        return self.wait_for(r"serving MCP on (http://\S+)", limit)
 
 
 @asynccontextmanager

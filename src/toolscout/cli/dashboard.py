@@ -42,7 +42,7 @@ def dashboard(
     ] = None,
     host: Annotated[
         str,
-        typer.Option(help=f"The address to serve on; beyond loopback, ${TOKEN_ENV} is required."),
+        typer.Option(help="The address to serve on; beyond loopback, a token is required."),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port (0 picks a free one).")] = 8770,
     token_env: Annotated[

@@ -21,7 +21,7 @@ from toolscout.catalog.lint import lint_tools
 from toolscout.catalog.tokens import tool_tokens
 from toolscout.config import ToolSearchSettings
 from toolscout.dashboard.checks import LabelledQuery, read_labelled_queries
-from toolscout.dashboard.config_file import ConfigFile, edited_settings
+from toolscout.dashboard.config_file import EDITED_KEYS, ConfigFile, edited_settings
 from toolscout.dashboard.views import (
     CheckReport,
     GatewayView,
@@ -136,10 +136,10 @@ class Dashboard:
         Raises:
             DashboardError: an unknown setting or an impossible value; nothing changes.
         """
-        unknown = sorted(set(changes) - set(_EDITABLE))
+        unknown = sorted(set(changes) - set(EDITED_KEYS))
         if unknown:
             raise DashboardError(
-                f"cannot change {', '.join(unknown)}; the settings are {', '.join(_EDITABLE)}"
+                f"cannot change {', '.join(unknown)}; the settings are {', '.join(EDITED_KEYS)}"
             )
         with self._lock:
             current = self._settings
@@ -453,17 +453,6 @@ class Dashboard:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise DashboardError(f"{field}: no tool {name!r} in the catalog{hint}")
-
-
-_EDITABLE = (
-    "enabled",
-    "engine",
-    "mode",
-    "max_results",
-    "threshold",
-    "result_format",
-    "always_available",
-)
 
 
 def _names(changes: Mapping[str, Any]) -> list[Any]:
