@@ -71,7 +71,8 @@ def semantic_engines(cache_path: Path | None, *, quick: bool = False) -> tuple[E
         Engine(
             "toolscout semantic",
             lambda tools: ToolscoutSearcher.build(tools, "semantic", semantic=options),
-            "toolscout.search.tool_text: name split into words, description, parameters",
+            "toolscout.search.tool_text: name split into words, description, parameters; "
+            "queries prefixed with 'A tool to: '",
         ),
         Engine(
             "toolscout hybrid",

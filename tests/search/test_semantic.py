@@ -26,6 +26,7 @@ from toolscout.search import (
     tool_text,
 )
 from toolscout.search.embedders import default_embedder
+from toolscout.search.semantic import MINILM_QUERY_PREFIX
 
 from .conftest import make_catalog, make_tool, names, standard_tools, string_param
 from .embedding_support import counting_embedder, hashed_vectors
@@ -250,6 +251,43 @@ class TestIncrementalEmbedding:
         engine = SemanticEngine(SemanticOptions(embedder, cache_path=tmp_path / "c", progress=True))
         engine.rebuild(tools)
         assert "Embedding tools" in capsys.readouterr().err
+
+
+class TestQueryPrefix:
+    def test_the_prefix_goes_before_queries_not_tool_texts(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c", query_prefix="Find: ")
+        index = ToolIndex(make_catalog(), engine="hybrid", semantic=options)
+        index.refresh()
+        assert function.embedded and not any(t.startswith("Find") for t in function.embedded)
+        function.embedded.clear()
+        index.search("weather")
+        assert function.embedded == ["Find: weather"]
+
+    def test_other_models_get_no_prefix_by_default(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c")
+        index = ToolIndex(make_catalog(), engine="semantic", semantic=options)
+        index.refresh()
+        function.embedded.clear()
+        index.search("weather")
+        assert function.embedded == ["weather"]
+
+    def test_minilm_queries_are_prefixed_by_default(self, cache_folder: Path) -> None:
+        def similarities(**options: Any) -> np.ndarray:
+            engine = SemanticEngine(
+                SemanticOptions(
+                    cache_path=cache_folder / "cache.sqlite3", progress=False, **options
+                )
+            )
+            engine.rebuild(standard_tools())
+            found, _ = engine.similarities("how hot is it in Paris")
+            assert found is not None
+            return found
+
+        default = similarities()
+        assert np.allclose(default, similarities(query_prefix=MINILM_QUERY_PREFIX), atol=1e-6)
+        assert not np.allclose(default, similarities(query_prefix=""), atol=1e-3)
 
 
 class TestCacheAcrossRestarts:

@@ -33,7 +33,7 @@ DEFAULT_THRESHOLD = 0.4
 #: Default `threshold` of each engine, chosen on the BFCL dev split: for semantic and hybrid,
 #: the highest that costs at most half a point of Recall@5 (see benchmarks/).
 DEFAULT_THRESHOLDS: Mapping[EngineName, float] = MappingProxyType(
-    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.21, "hybrid": 0.22}
+    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.25, "hybrid": 0.25}
 )
 
 #: The most results one search returns.
