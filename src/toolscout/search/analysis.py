@@ -11,8 +11,8 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import Stemmer
 
@@ -48,9 +48,8 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class QueryTerm:
-    """A query word and the index term it becomes."""
+class QueryTerm(NamedTuple):
+    """A query word and the index term it becomes (a named tuple: queries make many)."""
 
     word: str
     """The word as typed, casefolded (or a whole identifier)."""
@@ -64,7 +63,9 @@ class Analyzer:
     def __init__(self, language: str = "english", *, stopwords: Iterable[str] | None = None):
         self.language = language
         self.stopwords = frozenset(ENGLISH_STOPWORDS if stopwords is None else stopwords)
-        self._stemmer = Stemmer.Stemmer(language)
+        # No PyStemmer cache (size 0): `_stems` is the cache, and each word reaching the stemmer
+        # is new, which PyStemmer's own cache only slows down.
+        self._stemmer = Stemmer.Stemmer(language, 0)
         self._stems: dict[str, str] = {}
         self._chunk_cache: dict[str, tuple[QueryTerm, ...]] = {}
         self._chunk_terms_cache: dict[str, tuple[str, ...]] = {}
@@ -72,21 +73,31 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of `text`, in order, with repeats (term frequency counts)."""
         # The indexing hot path: same result as `query_terms`, without building QueryTerms.
-        cache = self._chunk_terms_cache
         chunks = _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS]))
-        for chunk in chunks:
-            if chunk not in cache and len(cache) < _CACHE_LIMIT:
-                cache[chunk] = tuple(qt.term for qt in self._query_terms_of_chunk(chunk))
-        if len(cache) >= _CACHE_LIMIT:  # full: analyse what is not cached without storing it
-            return [qt.term for chunk in chunks for qt in self._query_terms_of_chunk(chunk)]
-        return [term for chunk in chunks for term in cache[chunk]]
+        analysed = list(map(self._chunk_terms_cache.get, chunks))  # most are known: one C pass
+        if None in analysed:
+            analysed = [
+                self._terms_of_chunk(chunk) if terms is None else terms
+                for chunk, terms in zip(chunks, analysed, strict=True)
+            ]
+        return list(itertools.chain.from_iterable(analysed))  # type: ignore[arg-type]
 
     def query_terms(self, text: str) -> list[QueryTerm]:
         """Words of `text` with their index terms, in order, with repeats."""
-        out: list[QueryTerm] = []
-        for chunk in _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS])):
-            out.extend(self._query_terms_of_chunk(chunk))
-        return out
+        chunks = _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS]))
+        analysed = list(map(self._chunk_cache.get, chunks))
+        if None in analysed:
+            analysed = [
+                self._query_terms_of_chunk(chunk) if terms is None else terms
+                for chunk, terms in zip(chunks, analysed, strict=True)
+            ]
+        return list(itertools.chain.from_iterable(analysed))  # type: ignore[arg-type]
+
+    def _terms_of_chunk(self, chunk: str) -> tuple[str, ...]:
+        terms = tuple(query_term.term for query_term in self._query_terms_of_chunk(chunk))
+        if len(self._chunk_terms_cache) < _CACHE_LIMIT:
+            self._chunk_terms_cache[chunk] = terms
+        return terms
 
     def _query_terms_of_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
         cached = self._chunk_cache.get(chunk)
@@ -101,6 +112,10 @@ class Analyzer:
         return str(self._stemmer.stemWord(word))
 
     def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
+        if chunk.isalnum() and (chunk.islower() or _CASE_BOUNDARY.search(chunk) is None):
+            # Most chunks are one plain word: no separator, apostrophe or case boundary.
+            word = chunk.casefold()
+            return () if word in self.stopwords else (QueryTerm(word, self._term(word)),)
         parts = [
             part.casefold()
             for piece in _SEPARATOR.split(chunk.replace("\u2019", "'"))
@@ -140,15 +155,17 @@ def identifier_words(identifier: str) -> list[str]:
     ]
 
 
-def is_identifier(term: str) -> bool:
-    """Whether an index term is a whole identifier (`get_current_weather`, `v2-api`)."""
-    return not _SEPARATOR_CHARACTERS.isdisjoint(term)
+def single_words(query_terms: Iterable[QueryTerm]) -> list[QueryTerm]:
+    """The query terms that are words, not whole identifiers (`get_current_weather`,
+    `v2-api`), in order with repeats: the words that pair up, as `word_pairs` pairs them."""
+    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
+    return [query_term for query_term in query_terms if no_separator(query_term.term)]
 
 
 def word_pairs(terms: Sequence[str]) -> list[str]:
     """Each two adjacent terms as one `"first second"` term, skipping whole identifiers
     (their parts are already in the sequence): `current weather`, `area triangl`."""
-    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # `is_identifier`, inlined: a hot loop
+    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
     words = [term for term in terms if no_separator(term)]
     return [f"{first} {second}" for first, second in itertools.pairwise(words)]
 

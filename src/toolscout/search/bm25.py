@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +23,7 @@ from scipy import sparse
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.analysis import Analyzer, QueryTerm, is_identifier, word_pairs
+from toolscout.search.analysis import Analyzer, QueryTerm, single_words, word_pairs
 from toolscout.search.base import (
     FIELDS,
     Field,
@@ -52,10 +52,10 @@ DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
 # on the BFCL dev split with short queries' recall in view.
 _FULL_LENGTH_QUERY = 9
 
-# Query terms whose matches an index remembers (see `_IndexState.alternatives`).
-_ALTERNATIVES_CACHE_LIMIT = 100_000
+# Query terms whose matches an index remembers (see `_MatchCache`).
+_MATCHES_CACHE_LIMIT = 100_000
 
-# Merged postings (tool, score pairs) an index keeps for multi-match terms, in entries.
+# Postings entries (tool, score pairs) the cache may hold as copies, merged or reweighted.
 _POSTINGS_CACHE_LIMIT = 2_000_000
 
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
@@ -129,11 +129,47 @@ class _AnalysedTool:
     field_lengths: npt.NDArray[np.float32]
 
 
-@dataclass(frozen=True, slots=True)
-class _Alternative:
+# _Alternative and _TermMatches are named tuples, made at a third of a frozen dataclass's cost:
+# each query term new to the index makes one of each.
+class _Alternative(NamedTuple):
     column: int
     weight: float
     kind: MatchKind
+
+
+class _TermMatches(NamedTuple):
+    """What one query term matches in one index state."""
+
+    alternatives: tuple[_Alternative, ...]
+    """The catalog terms it matches (exactly, as synonyms, as prefixes), for explanations."""
+    rows: npt.NDArray[np.int32]
+    """The tools it matches, each once..."""
+    scores: npt.NDArray[np.float64]
+    """...and its weighted score in each, its best alternative's: a word counts once."""
+    exact: bool
+    """Whether the catalog has the term itself."""
+
+
+_NO_MATCHES = _TermMatches((), np.zeros(0, dtype=np.int32), np.zeros(0), exact=False)
+
+
+class _MatchCache:
+    """Query term (and whether it may prefix-match) → its matches in one index state: common
+    words recur in almost every query. Bounded in terms, and in the postings entries held as
+    copies (merged synonyms and prefixes); an exact match's postings are views of the matrix."""
+
+    def __init__(self) -> None:
+        self.matches: dict[tuple[str, bool], _TermMatches] = {}
+        self._copied_entries = 0
+
+    def add(self, key: tuple[str, bool], matches: _TermMatches, *, copied: bool) -> None:
+        if len(self.matches) >= _MATCHES_CACHE_LIMIT:
+            return
+        if copied:
+            if self._copied_entries + len(matches.rows) > _POSTINGS_CACHE_LIMIT:
+                return
+            self._copied_entries += len(matches.rows)
+        self.matches[key] = matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +184,7 @@ class _IndexState:
     sorted_columns: npt.NDArray[np.int64]
     sorted_lengths: npt.NDArray[np.int64]  # length of each of `sorted_terms`
     score_scale: float  # the raw score that normalises to 0.5
-    # Query term → its matches in this index; common words recur in almost every query.
-    alternatives: dict[tuple[str, bool], tuple[_Alternative, ...]] = field(default_factory=dict)
-    # Several matches → merged (tools, scores), kept per index state (`BM25Engine._postings`).
-    postings: dict[
-        tuple[_Alternative, ...], tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]
-    ] = field(default_factory=dict)
+    cache: _MatchCache = field(default_factory=_MatchCache)
 
 
 class BM25Engine(SearchEngine):
@@ -197,66 +228,59 @@ class BM25Engine(SearchEngine):
     ) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
-        groups, query_words = self._query_groups(query, state)
+        groups, words_in_catalog, query_words = self._query_groups(query, state)
         if not groups or n_tools == 0:
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
         # Each query term's postings (its best match per tool) are cached per index state, so
         # scoring is one pass over them all, whatever the number of terms and synonyms.
-        postings = [self._postings(alternatives, state) for _, alternatives in groups]
-        scores = np.bincount(
-            np.concatenate([rows for rows, _ in postings]),
-            weights=np.concatenate([values for _, values in postings]),
-            minlength=n_tools,
-        ).astype(np.float64, copy=False)
-        # For coordination: which tools each query word (not word pair) matched.
-        word_rows = [
-            rows
-            for (query_term, _), (rows, _) in zip(groups, postings, strict=True)
-            if " " not in query_term.term
-        ]
-        words_in_catalog = len(word_rows)
+        row_arrays = [matches.rows for _, matches in groups]
+        rows = np.concatenate(row_arrays)
+        weights = np.concatenate([matches.scores for _, matches in groups])
+        evidence = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
         # How strongly a tool matches (`evidence`, behind normalized_score and thresholds) is
         # kept apart from how it ranks (`scores`, times the share of query words matched).
-        evidence = scores
+        scores = evidence
         if self.options.coordination and words_in_catalog > 1:
-            # Each word's rows are distinct, so counting rows counts the words a tool matched.
-            matched_words = np.bincount(np.concatenate(word_rows), minlength=n_tools)
+            # The words (not word pairs) come first, and each word's rows are distinct, so
+            # counting their rows counts the words a tool matched.
+            word_entries = sum(map(len, row_arrays[:words_in_catalog]))
+            matched_words = np.bincount(rows[:word_entries], minlength=n_tools)
             scores = evidence * (matched_words / words_in_catalog)
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
 
-        matched = np.flatnonzero(scores)
-        if threshold > 0 or min_score is not None:
-            strength = evidence[matched]
-            keep = strength / (strength + scale) >= threshold
-            if min_score is not None:
-                keep &= scores[matched] >= min_score
-            matched = matched[keep]
-        exhaustive = len(matched) <= limit
+        # Every tool's normalized score in one pass: cheaper than picking out candidates first.
+        normalized = evidence / (evidence + scale)
+        # Reaching the threshold takes evidence, hence a nonzero score (a word pair's tools
+        # match its words too). A boolean mask is also much faster to search than floats.
+        candidates = (normalized >= threshold if threshold > 0 else scores != 0).nonzero()[0]
+        if min_score is not None:
+            candidates = candidates[scores[candidates] >= min_score]
+        candidate_scores = scores[candidates]
+        exhaustive = len(candidates) <= limit
         if not exhaustive:
-            kth_best = np.partition(scores[matched], len(matched) - limit)[len(matched) - limit]
-            matched = matched[scores[matched] >= kth_best]
-        # `matched` is in catalog order, and a stable sort keeps it for equal scores.
-        order = matched[np.argsort(-scores[matched], kind="stable")]
-        ranked_scores = scores[order]
-        ranked_evidence = evidence[order]
-        normalized = ranked_evidence / (ranked_evidence + scale)
+            cut = len(candidates) - limit
+            kth_best = np.partition(candidate_scores, cut)[cut]
+            best = candidate_scores >= kth_best
+            candidates, candidate_scores = candidates[best], candidate_scores[best]
+        # `candidates` are in catalog order, and a stable sort keeps it for equal scores.
+        order = np.argsort(-candidate_scores, kind="stable")
+        positions = candidates[order]
         return RankedCandidates(
-            positions=order.tolist(),
-            scores=ranked_scores.tolist(),
-            normalized_scores=normalized.tolist(),
+            positions=positions.tolist(),
+            scores=candidate_scores[order].tolist(),
+            normalized_scores=normalized[positions].tolist(),
             exhaustive=exhaustive,
             explain=lambda position: _explain(groups, state, position),
         )
 
     def _analyse(self, tool: Tool) -> _AnalysedTool:
-        term_ids: list[int] = []
+        distinct_terms: list[str] = []  # each field's distinct terms, field after field
         field_ids: list[int] = []
         frequencies: list[int] = []
         lengths = np.zeros(len(FIELDS), dtype=np.float32)
         texts_by_field = tool_fields(tool)
-        vocabulary = self._vocabulary
         for field_id, field_name in enumerate(FIELDS):
             texts = texts_by_field[field_name]
             if not texts or not self._field_weights[field_id]:
@@ -267,11 +291,11 @@ class BM25Engine(SearchEngine):
                 terms += word_pairs(terms)
             counts = Counter(terms)
             lengths[field_id] = len(terms)
-            term_ids.extend(_term_ids(vocabulary, list(counts)))
+            distinct_terms.extend(counts)
             field_ids.extend([field_id] * len(counts))
             frequencies.extend(counts.values())
         return _AnalysedTool(
-            term_ids=np.array(term_ids, dtype=np.int32),
+            term_ids=np.array(_term_ids(self._vocabulary, distinct_terms), dtype=np.int32),
             field_ids=np.array(field_ids, dtype=np.int8),
             term_frequencies=np.array(frequencies, dtype=np.float32),
             field_lengths=lengths,
@@ -326,62 +350,75 @@ class BM25Engine(SearchEngine):
         rare_idf = float(np.log1p((n_tools - 0.5) / 1.5))
         return max(rare_idf * float(self._field_weights[0] + self._field_weights[2]), 1e-9)
 
-    def _postings(
-        self, alternatives: tuple[_Alternative, ...], state: _IndexState
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-        """The tools a query term matches and its weighted score in each: for several
-        alternatives (synonyms, prefixes), each tool's best one, so a word counts once."""
-        indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
-        if len(alternatives) == 1:
-            (alt,) = alternatives
-            start, end = indptr[alt.column], indptr[alt.column + 1]
-            return indices[start:end], alt.weight * data[start:end]  # views: nothing to cache
-        cached = state.postings.get(alternatives)
-        if cached is not None:
-            return cached
-        spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in alternatives]
-        rows = np.concatenate([indices[start:end] for start, end, _ in spans])
-        values = np.concatenate([weight * data[start:end] for start, end, weight in spans])
-        # Sort by tool, then score: the last entry of each tool is its best match.
-        order = np.lexsort((values, rows))
-        rows, values = rows[order], values[order]
-        last = np.append(rows[1:] != rows[:-1], True)
-        rows, values = rows[last], values[last]
-        if (
-            sum(len(cached_rows) for cached_rows, _ in state.postings.values())
-            < _POSTINGS_CACHE_LIMIT
-        ):
-            state.postings[alternatives] = (rows, values)
-        return rows, values
-
     def _query_groups(
         self, query: str, state: _IndexState
-    ) -> tuple[list[tuple[QueryTerm, tuple[_Alternative, ...]]], int]:
-        """Each query term with its matches in the catalog, and how many distinct words the
-        query has, matched or not."""
-        groups: list[tuple[QueryTerm, tuple[_Alternative, ...]]] = []
-        seen: set[str] = set()
+    ) -> tuple[list[tuple[QueryTerm, _TermMatches]], int, int]:
+        """Each query term the catalog matches with its matches, words first, then word pairs;
+        how many of them are words; and how many distinct words the query has, matched or not."""
+        groups: list[tuple[QueryTerm, _TermMatches]] = []
+        cached = state.cache.matches
+        min_prefix_length = self.options.min_prefix_length
         query_terms = self.analyzer.query_terms(query)
-        query_words = len({qt.term for qt in query_terms})
-        if self.options.word_pairs:
-            single_words = [qt for qt in query_terms if not is_identifier(qt.term)]
-            query_terms += [
-                QueryTerm(f"{first.word} {second.word}", f"{first.term} {second.term}")
-                for first, second in itertools.pairwise(single_words)
-            ]
+        seen: set[str] = set()
         for query_term in query_terms:
-            if query_term.term in seen:
+            term, word = query_term.term, query_term.word
+            if term in seen:
                 continue
-            seen.add(query_term.term)
-            key = (query_term.term, self._may_prefix_match(query_term))
-            alternatives = state.alternatives.get(key)
-            if alternatives is None:
-                alternatives = self._alternatives(*key, state)
-                if len(state.alternatives) < _ALTERNATIVES_CACHE_LIMIT:
-                    state.alternatives[key] = alternatives
-            if alternatives:
-                groups.append((query_term, alternatives))
-        return groups, query_words
+            seen.add(term)
+            # Prefix matching is for partial words (`weath`), not short words or numbers.
+            key = (term, len(word) >= min_prefix_length and not word.isdigit())
+            matches = cached.get(key) or self._match(key, state)
+            if matches.alternatives:
+                groups.append((query_term, matches))
+        query_words = len(seen)
+        words_in_catalog = len(groups)
+        if self.options.word_pairs:
+            # The catalog has a pair only where it has both words (its tools index them too),
+            # and most adjacent words never meet in a tool: check the words before the pair.
+            in_catalog = {query_term.term for query_term, matches in groups if matches.exact}
+            for first, second in itertools.pairwise(single_words(query_terms)):
+                if first.term not in in_catalog or second.term not in in_catalog:
+                    continue
+                term = f"{first.term} {second.term}"
+                # A pair matches itself or nothing (no synonyms, no prefixes): look it up
+                # before caching it, as most of them are new to the index.
+                if term in seen or self._present_column(term, state) is None:
+                    continue
+                seen.add(term)
+                key = (term, False)
+                matches = cached.get(key) or self._match(key, state)
+                groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
+        return groups, words_in_catalog, query_words
+
+    def _match(self, key: tuple[str, bool], state: _IndexState) -> _TermMatches:
+        """What a query term matches in the index, remembered for the next query."""
+        alternatives = self._alternatives(*key, state)
+        indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
+        if not alternatives:
+            matches, copied = _NO_MATCHES, False
+        elif len(alternatives) == 1:
+            alt = alternatives[0]
+            start, end = indptr[alt.column], indptr[alt.column + 1]
+            scores = data[start:end]
+            copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
+            if copied:
+                scores = alt.weight * scores
+            matches = _TermMatches(alternatives, indices[start:end], scores, alt.kind == "exact")
+        else:
+            # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
+            # once. Scores are >= 0, so -1 marks the tools that no alternative matches.
+            spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in alternatives]
+            best = np.full(len(state.tools), -1.0)
+            np.maximum.at(
+                best,
+                np.concatenate([indices[start:end] for start, end, _ in spans]),
+                np.concatenate([weight * data[start:end] for start, end, weight in spans]),
+            )
+            rows = (best >= 0).nonzero()[0].astype(np.int32)
+            exact = alternatives[0].kind == "exact"  # an exact match comes first
+            matches, copied = _TermMatches(alternatives, rows, best[rows], exact), True
+        state.cache.add(key, matches, copied=copied)
+        return matches
 
     def _alternatives(
         self, term: str, may_prefix_match: bool, state: _IndexState
@@ -401,14 +438,6 @@ class BM25Engine(SearchEngine):
                 found.setdefault(column, _Alternative(column, self.options.prefix_weight, "prefix"))
         return tuple(found.values())
 
-    def _may_prefix_match(self, query_term: QueryTerm) -> bool:
-        word = query_term.word
-        return (
-            len(word) >= self.options.min_prefix_length
-            and not word.isdigit()
-            and " " not in word  # a word pair is matched whole or not at all
-        )
-
     def _present_column(self, term: str, state: _IndexState) -> int | None:
         column = self._vocabulary.get(term)
         if column is None or column >= len(state.idf) or state.idf[column] == 0:
@@ -417,7 +446,9 @@ class BM25Engine(SearchEngine):
 
     def _prefix_columns(self, prefix: str, state: _IndexState) -> list[int]:
         start = bisect.bisect_left(state.sorted_terms, prefix)
-        end = bisect.bisect_left(state.sorted_terms, prefix + "\U0010ffff")
+        if start == len(state.sorted_terms) or not state.sorted_terms[start].startswith(prefix):
+            return []  # most words the catalog lacks complete none of its words either
+        end = bisect.bisect_left(state.sorted_terms, prefix + "\U0010ffff", start)
         candidates = state.sorted_columns[start:end]
         if len(candidates) > self.options.max_prefix_expansions:
             # Keep the closest completions (the shortest words), not the first in the alphabet.
@@ -441,7 +472,7 @@ def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> list[int]:
 
 
 def _explain(
-    groups: list[tuple[QueryTerm, tuple[_Alternative, ...]]], state: _IndexState, position: int
+    groups: list[tuple[QueryTerm, _TermMatches]], state: _IndexState, position: int
 ) -> tuple[MatchedTerm, ...]:
     tool = state.tools[position]
     fields_of_term: dict[int, set[int]] = {}
@@ -454,8 +485,8 @@ def _explain(
             fields=tuple(name for i, name in enumerate(FIELDS) if i in found),
             kind=alt.kind,
         )
-        for query_term, alternatives in groups
-        for alt in alternatives
+        for query_term, matches in groups
+        for alt in matches.alternatives
         if (found := fields_of_term.get(alt.column))
     )
 
