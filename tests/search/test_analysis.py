@@ -68,6 +68,28 @@ class TestIdentifierSplitting:
         )
 
 
+class TestQueriesAndToolTextAgree:
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Lakers beat the Clippers 112-104 on Jan 28, 2021",
+            "getWeather in São Paulo from the HTTPServer's v2-api",
+            "DON'T cancel the user’s ﬁle upload",
+        ],
+    )
+    @pytest.mark.parametrize("query_first", [True, False], ids=["query first", "tool first"])
+    def test_a_query_analyses_to_the_terms_of_the_same_tool_text(
+        self, text: str, query_first: bool
+    ) -> None:
+        analyzer = Analyzer()  # fresh: whichever runs first fills caches the other reads
+        if query_first:
+            query_terms = [query_term.term for query_term in analyzer.query_terms(text)]
+            assert analyzer.terms(text) == query_terms
+        else:
+            tool_terms = analyzer.terms(text)
+            assert [query_term.term for query_term in analyzer.query_terms(text)] == tool_terms
+
+
 class TestUnicode:
     def test_fullwidth_letters_fold_to_ascii(self, analyzer: Analyzer) -> None:
         assert analyzer.terms("ＷＥＡＴＨＥＲ") == analyzer.terms("weather")

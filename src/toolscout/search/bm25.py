@@ -146,11 +146,9 @@ class _TermMatches(NamedTuple):
     """The tools it matches, each once..."""
     scores: npt.NDArray[np.float64]
     """...and its weighted score in each, its best alternative's: a word counts once."""
-    exact: bool
-    """Whether the catalog has the term itself."""
 
 
-_NO_MATCHES = _TermMatches((), np.zeros(0, dtype=np.int32), np.zeros(0), exact=False)
+_NO_MATCHES = _TermMatches((), np.zeros(0, dtype=np.int32), np.zeros(0))
 
 
 class _MatchCache:
@@ -373,21 +371,19 @@ class BM25Engine(SearchEngine):
         query_words = len(seen)
         words_in_catalog = len(groups)
         if self.options.word_pairs:
-            # The catalog has a pair only where it has both words (its tools index them too),
-            # and most adjacent words never meet in a tool: check the words before the pair.
-            in_catalog = {query_term.term for query_term, matches in groups if matches.exact}
-            for first, second in itertools.pairwise(single_words(query_terms)):
-                if first.term not in in_catalog or second.term not in in_catalog:
-                    continue
-                term = f"{first.term} {second.term}"
-                # A pair matches itself or nothing (no synonyms, no prefixes): look it up
-                # before caching it, as most of them are new to the index.
-                if term in seen or self._present_column(term, state) is None:
+            pairs = list(itertools.pairwise(single_words(query_terms)))
+            pair_terms = [f"{first.term} {second.term}" for first, second in pairs]
+            # Most adjacent words never meet in a tool: one pass over the vocabulary finds the
+            # pairs that do, before any is cached.
+            known = map(self._vocabulary.__contains__, pair_terms)
+            for (first, second), term, in_vocabulary in zip(pairs, pair_terms, known, strict=True):
+                if not in_vocabulary or term in seen:
                     continue
                 seen.add(term)
-                key = (term, False)
+                key = (term, False)  # a word pair is matched whole or not at all
                 matches = cached.get(key) or self._match(key, state)
-                groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
+                if matches.alternatives:
+                    groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
         return groups, words_in_catalog, query_words
 
     def _match(self, key: tuple[str, bool], state: _IndexState) -> _TermMatches:
@@ -403,7 +399,7 @@ class BM25Engine(SearchEngine):
             copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
             if copied:
                 scores = alt.weight * scores
-            matches = _TermMatches(alternatives, indices[start:end], scores, alt.kind == "exact")
+            matches = _TermMatches(alternatives, indices[start:end], scores)
         else:
             # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
             # once. Scores are >= 0, so -1 marks the tools that no alternative matches.
@@ -415,8 +411,7 @@ class BM25Engine(SearchEngine):
                 np.concatenate([weight * data[start:end] for start, end, weight in spans]),
             )
             rows = (best >= 0).nonzero()[0].astype(np.int32)
-            exact = alternatives[0].kind == "exact"  # an exact match comes first
-            matches, copied = _TermMatches(alternatives, rows, best[rows], exact), True
+            matches, copied = _TermMatches(alternatives, rows, best[rows]), True
         state.cache.add(key, matches, copied=copied)
         return matches
 
