@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +13,6 @@ import yaml
 from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
-from toolscout.errors import ToolScoutError
 
 TOKEN_ENV = "TOOLSCOUT_DASHBOARD_TOKEN"
 DEFAULT_CONFIG = Path("toolscout.yaml")
@@ -57,17 +57,9 @@ def dashboard(
     a retrieval check, and saving the config file."""
     if not 0 <= port <= 65535:
         raise typer.BadParameter(f"must be from 0 to 65535, got {port}", param_hint="--port")
-    try:
-        import anyio
+    # Without the dashboard extra, this import is one line naming it.
+    from toolscout.dashboard.serve import announce, serve_dashboard
 
-        from toolscout.dashboard.serve import announce, serve_dashboard
-    except ImportError as error:
-        if isinstance(error, ToolScoutError):
-            raise
-        raise ToolScoutError(
-            f"the dashboard cannot start ({error}); install the dashboard extra: "
-            "pip install 'toolscout[dashboard]'"
-        ) from None
     token = os.environ.get(token_env, "").strip() or None
     console = Console(stderr=True)
     on_ready = announce(console, open_browser)
@@ -86,13 +78,11 @@ def dashboard(
     # A file that does not exist yet starts from the defaults; "save" creates it.
     settings = tool_search_settings(config_path if config_path.exists() else None)
     board = Dashboard(load_catalog(catalog), settings, ConfigFile(config_path), source=catalog)
-    serve = functools.partial(
-        serve_dashboard, board, host=host, port=port, token=token, on_ready=on_ready
+    _run_until_interrupted(
+        functools.partial(
+            serve_dashboard, board, host=host, port=port, token=token, on_ready=on_ready
+        )
     )
-    try:
-        anyio.run(serve)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
 
 
 def _has_servers(config: Path) -> bool:
@@ -106,25 +96,17 @@ def _has_servers(config: Path) -> bool:
 
 
 def _run_with_gateway(
-    config: Path, *, host: str, port: int, token: str | None, on_ready: Any
+    config: Path, *, host: str, port: int, token: str | None, on_ready: Callable[[str], None]
 ) -> None:
-    try:
-        import anyio
+    # Without the mcp extra, importing toolscout.gateway raises one line naming it.
+    from toolscout.config import load_config
+    from toolscout.dashboard import ConfigFile, Dashboard
+    from toolscout.dashboard.gateway import RunningGateway
+    from toolscout.dashboard.serve import serve_dashboard
+    from toolscout.gateway import GatewayConfig, serve
+    from toolscout.gateway.gateway import Gateway
+    from toolscout.gateway.server import GatewayServer
 
-        from toolscout.config import load_config
-        from toolscout.dashboard import ConfigFile, Dashboard
-        from toolscout.dashboard.gateway import RunningGateway
-        from toolscout.dashboard.serve import serve_dashboard
-        from toolscout.gateway import GatewayConfig, serve
-        from toolscout.gateway.gateway import Gateway
-        from toolscout.gateway.server import GatewayServer
-    except ImportError as error:
-        if isinstance(error, ToolScoutError):
-            raise
-        raise ToolScoutError(
-            f"the gateway cannot start ({error}); install the mcp extra: "
-            "pip install 'toolscout[mcp,dashboard]'"
-        ) from None
     settings = load_config(config, GatewayConfig)
 
     async def beside(gateway: Gateway, server: GatewayServer) -> None:
@@ -137,7 +119,13 @@ def _run_with_gateway(
         )
         await serve_dashboard(board, host=host, port=port, token=token, on_ready=on_ready)
 
+    _run_until_interrupted(functools.partial(serve, settings, transport="http", alongside=beside))
+
+
+def _run_until_interrupted(main: Callable[[], Awaitable[None]]) -> None:
+    import anyio  # comes with starlette, which the dashboard extra brings
+
     try:
-        anyio.run(functools.partial(serve, settings, transport="http", alongside=beside))
+        anyio.run(main)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

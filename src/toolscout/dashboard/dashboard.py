@@ -44,6 +44,7 @@ from toolscout.search import (
     MAX_K,
     EngineName,
     SearchHit,
+    SearchResults,
     ToolIndex,
     matched_spans,
 )
@@ -367,7 +368,7 @@ class Dashboard:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _rank(self, settings: ToolSearchSettings, query: str, k: int) -> Any:
+    def _rank(self, settings: ToolSearchSettings, query: str, k: int) -> SearchResults:
         index = self._index(settings.engine)
         return index.search(query, min(k, MAX_K), threshold=0, min_score=settings.min_score)
 
