@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -268,6 +272,28 @@ class TestSynonyms:
         index = make_index(threshold=0, bm25=BM25Options(synonyms=False))
         assert "delete_file" not in names(index.search("remove"))
 
+    def test_matched_synonyms_are_listed_in_the_same_order_in_every_process(self) -> None:
+        # String hashes differ between processes; the explanation must not follow them.
+        script = (
+            "from toolscout.catalog import Tool\n"
+            "from toolscout.search import ToolIndex\n"
+            "tool = Tool(name='finder', description='Search, look up, locate or find records.')\n"
+            "hit = ToolIndex([tool]).search('find records', threshold=0)[0]\n"
+            "print([term.index_term for term in hit.matched_terms])\n"
+        )
+        outputs = {
+            subprocess.run(
+                [sys.executable, "-c", script],
+                env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            for seed in range(4)
+        }
+        assert len(outputs) == 1
+        assert "'search'" in outputs.pop()
+
     def test_synonym_weight_is_configurable(self) -> None:
         tools = [make_tool("remove_user", "Remove a user."), make_tool("kill_user", "Kill.")]
         weak = make_index(tools, threshold=0, bm25=BM25Options(synonym_weight=0.1))
@@ -530,3 +556,16 @@ class TestNotices:
         results = index.search("the of and to")
         assert list(results) == []
         assert results.notice and "only common words" in results.notice
+
+
+class TestBuilding:
+    @pytest.mark.parametrize("enabled", [True, False])
+    def test_building_leaves_the_garbage_collector_as_it_found_it(self, enabled: bool) -> None:
+        # Building pauses the collector; a program's own setting must survive it.
+        was_enabled = gc.isenabled()
+        (gc.enable if enabled else gc.disable)()
+        try:
+            make_index(standard_tools()).search("weather")
+            assert gc.isenabled() is enabled
+        finally:
+            (gc.enable if was_enabled else gc.disable)()

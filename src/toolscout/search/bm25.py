@@ -10,12 +10,13 @@ over the tools.
 from __future__ import annotations
 
 import bisect
+import gc
 import itertools
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -120,13 +121,17 @@ class BM25Options:
 
 @dataclass(frozen=True, slots=True)
 class _AnalysedTool:
-    """One tool's terms per field; kept per tool id so unchanged tools are never
-    analysed again."""
+    """One tool's terms, field after field, with repeats; kept per tool id so unchanged
+    tools are never analysed again. Repeats are counted for all tools at once, in
+    `_build_state`: far cheaper than a count per field of each tool."""
 
     term_ids: npt.NDArray[np.int32]
-    field_ids: npt.NDArray[np.int8]
-    term_frequencies: npt.NDArray[np.float32]
-    field_lengths: npt.NDArray[np.float32]
+    field_lengths: npt.NDArray[np.int32]
+    """How many of `term_ids` each field has, in `FIELDS` order."""
+
+    def field_ids(self) -> npt.NDArray[np.intp]:
+        """The field of each of `term_ids`."""
+        return np.repeat(np.arange(len(FIELDS)), self.field_lengths)
 
 
 # _Alternative and _TermMatches are named tuples, made at a third of a frozen dataclass's cost:
@@ -202,7 +207,8 @@ class BM25Engine(SearchEngine):
         self._state = _empty_state()
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
-        analysed = {tool.id: (tool, self._reuse_or_analyse(tool)) for tool in tools}
+        with _collection_paused():
+            analysed = {tool.id: (tool, self._reuse_or_analyse(tool)) for tool in tools}
         self._analysed = analysed  # forget tools that left the catalog
         analysed_tools = tuple(entry[1] for entry in analysed.values())
         if len(analysed_tools) == len(self._state.tools) and all(
@@ -274,10 +280,8 @@ class BM25Engine(SearchEngine):
         )
 
     def _analyse(self, tool: Tool) -> _AnalysedTool:
-        distinct_terms: list[str] = []  # each field's distinct terms, field after field
-        field_ids: list[int] = []
-        frequencies: list[int] = []
-        lengths = np.zeros(len(FIELDS), dtype=np.float32)
+        all_terms: list[str] = []
+        lengths = [0] * len(FIELDS)
         texts_by_field = tool_fields(tool)
         for field_id, field_name in enumerate(FIELDS):
             texts = texts_by_field[field_name]
@@ -287,16 +291,11 @@ class BM25Engine(SearchEngine):
             terms = self.analyzer.terms("\n".join(texts))
             if self.options.word_pairs and field_name in _PAIRED_FIELDS:
                 terms += word_pairs(terms)
-            counts = Counter(terms)
             lengths[field_id] = len(terms)
-            distinct_terms.extend(counts)
-            field_ids.extend([field_id] * len(counts))
-            frequencies.extend(counts.values())
+            all_terms += terms
         return _AnalysedTool(
-            term_ids=np.array(_term_ids(self._vocabulary, distinct_terms), dtype=np.int32),
-            field_ids=np.array(field_ids, dtype=np.int8),
-            term_frequencies=np.array(frequencies, dtype=np.float32),
-            field_lengths=lengths,
+            term_ids=_term_ids(self._vocabulary, all_terms),
+            field_lengths=np.array(lengths, dtype=np.int32),
         )
 
     def _build_state(self, tools: tuple[_AnalysedTool, ...]) -> _IndexState:
@@ -306,12 +305,23 @@ class BM25Engine(SearchEngine):
         if n_tools == 0:
             return _empty_state()
         k1, b = self.options.k1, self.options.b
-        sizes = np.fromiter((len(t.term_ids) for t in tools), dtype=np.int64, count=n_tools)
-        rows = np.repeat(np.arange(n_tools), sizes)
-        columns = np.concatenate([t.term_ids for t in tools])
-        field_ids = np.concatenate([t.field_ids for t in tools]).astype(np.int64)
-        frequencies = np.concatenate([t.term_frequencies for t in tools]).astype(np.float64)
-        lengths = np.stack([t.field_lengths for t in tools]).astype(np.float64)
+        n_fields = len(FIELDS)
+        lengths = np.stack([t.field_lengths for t in tools])
+        # Count each term's repeats per field of each tool: a row per (tool, field) pair.
+        occurrences = sparse.csr_matrix(
+            (
+                np.ones(int(lengths.sum()), dtype=np.float64),
+                np.concatenate([t.term_ids for t in tools]),
+                np.concatenate([[0], np.cumsum(lengths.ravel())]),
+            ),
+            shape=(n_tools * n_fields, n_terms),
+        )
+        occurrences.sum_duplicates()
+        row_of_entry = np.repeat(np.arange(n_tools * n_fields), np.diff(occurrences.indptr))
+        rows, field_ids = np.divmod(row_of_entry, n_fields)
+        columns = occurrences.indices
+        frequencies = occurrences.data
+        lengths = lengths.astype(np.float64)
         # Average over the tools that have the field: most tools have no tags or namespace,
         # and counting them would make every tagged tool look long.
         present = (lengths > 0).sum(axis=0)
@@ -454,16 +464,27 @@ class BM25Engine(SearchEngine):
         return columns
 
 
-def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> list[int]:
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while analysing a catalog: analysis allocates
+    millions of small objects and no reference cycles, and each full collection it would
+    trigger walks every object the process holds (the catalog's schemas too)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.int32]:
     """The ids of `terms`, adding the new ones to `vocabulary` (a new term's id is the
     vocabulary's size before it is added, so ids are insertion positions)."""
-    found = list(map(vocabulary.get, terms))  # most terms are known: one C-level pass
-    if None in found:
-        found = [
-            vocabulary.setdefault(term, len(vocabulary)) if term_id is None else term_id
-            for term, term_id in zip(terms, found, strict=True)
-        ]
-    return cast(list[int], found)  # no None is left
+    # Whole passes in C: most terms are known, and the new ones are added in one update.
+    new_terms = dict.fromkeys(itertools.filterfalse(vocabulary.__contains__, terms))
+    vocabulary.update(zip(new_terms, itertools.count(len(vocabulary))))
+    return np.fromiter(map(vocabulary.__getitem__, terms), dtype=np.int32, count=len(terms))
 
 
 def _explain(
@@ -471,7 +492,7 @@ def _explain(
 ) -> tuple[MatchedTerm, ...]:
     tool = state.tools[position]
     fields_of_term: dict[int, set[int]] = {}
-    for term_id, field_id in zip(tool.term_ids.tolist(), tool.field_ids.tolist(), strict=True):
+    for term_id, field_id in zip(tool.term_ids.tolist(), tool.field_ids().tolist(), strict=True):
         fields_of_term.setdefault(term_id, set()).add(field_id)
     return tuple(
         MatchedTerm(

@@ -51,12 +51,16 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
 
 def synonym_table(
     analyzer: Analyzer, groups: Iterable[Iterable[str]] = SYNONYM_GROUPS
-) -> dict[str, frozenset[str]]:
-    """Index term → the other index terms of its groups, analysed like tool text."""
-    table: dict[str, set[str]] = {}
+) -> dict[str, tuple[str, ...]]:
+    """Index term → the other index terms of its groups, analysed like tool text, in the
+    order the groups name them (a set's order would change from one process to the next,
+    and with it the order of a hit's matched terms)."""
+    table: dict[str, dict[str, None]] = {}
     for group in groups:
         # One-letter pieces ("e" of "e-mail") would make every such letter a synonym.
-        terms = {term for word in group for term in analyzer.terms(word) if len(term) > 1}
+        terms = [term for word in group for term in analyzer.terms(word) if len(term) > 1]
         for term in terms:
-            table.setdefault(term, set()).update(terms - {term})
-    return {term: frozenset(others) for term, others in table.items()}
+            table.setdefault(term, {}).update(
+                dict.fromkeys(other for other in terms if other != term)
+            )
+    return {term: tuple(others) for term, others in table.items()}
