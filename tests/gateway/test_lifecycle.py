@@ -128,13 +128,12 @@ class TestCrashes:
         async def scenario() -> tuple[list[str], UpstreamStatus, UpstreamStatus]:
             servers = {"notes": server("notes"), "broken": broken, "missing": missing}
             async with serving(servers, gateway=settings) as (gateway, client):
-                await anyio.sleep(1.5)
+                broken_upstream = gateway.upstreams["broken"]
+                missing_upstream = gateway.upstreams["missing"]
+                await until(lambda: broken_upstream.status.failures >= 2, limit=25)
+                await until(lambda: missing_upstream.status.failures >= 4, limit=25)
                 names = await find(client, "read a note")
-                return (
-                    names,
-                    gateway.upstreams["broken"].status,
-                    gateway.upstreams["missing"].status,
-                )
+                return names, broken_upstream.status, missing_upstream.status
 
         names, broken_status, missing_status = run(scenario)
         assert names[0] == "notes__read_note"
@@ -144,8 +143,8 @@ class TestCrashes:
         assert (
             missing_status.error == f"cannot run {tmp_path / 'no-such-server'}: command not found"
         )
-        # Waits of 0.1, 0.2, 0.4, 0.4... s: a handful of attempts in 1.5 s, not thousands.
-        assert 4 <= missing_status.failures <= 9
+        # Waits of 0.1, 0.2, 0.4, 0.4... s: doubled after each failure, up to max_delay.
+        assert missing_status.retry_delay == 0.4
 
     def test_an_http_upstream_that_goes_away_is_reconnected_to(self) -> None:
         port = free_port()

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+import dataclasses
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
@@ -74,6 +75,9 @@ class UpstreamStatus:
     """Connection attempts that failed in a row."""
     retry_at: float | None = None
     """When the next attempt starts (`time.monotonic()`), while restarting."""
+    retry_delay: float | None = None
+    """The wait before that attempt, in seconds: it doubles after each failure up to the
+    restart settings' `max_delay`."""
     connected_in: float | None = None
     """Seconds the last successful connection took, tools listed."""
     connections: int = 0
@@ -167,6 +171,7 @@ class Upstream:
                 error=error,
                 failures=failures,
                 retry_at=time.monotonic() + self._delay,
+                retry_delay=self._delay,
             )
             self.settled.set()
             await anyio.sleep(self._delay)
@@ -189,6 +194,7 @@ class Upstream:
                 error=None,
                 failures=0,
                 retry_at=None,
+                retry_delay=None,
                 connected_in=self._connected_at - started,
                 connections=self._status.connections + 1,
             )
@@ -211,11 +217,13 @@ class Upstream:
         shut it down, calls are told when the next attempt is."""
         if connection is self._connection:
             self._connection = None
+            delay = self._delay_after_connection()
             self._set_status(
                 state="restarting",
                 error=reason,
                 failures=1,
-                retry_at=time.monotonic() + self._delay_after_connection(),
+                retry_at=time.monotonic() + delay,
+                retry_delay=delay,
             )
 
     @asynccontextmanager
@@ -351,18 +359,7 @@ class Upstream:
         return stdio_words.replace("restart", "reconnect").replace(" it", " to it")
 
     def _set_status(self, **changes: Any) -> None:
-        current = self._status
-        self._status = UpstreamStatus(
-            name=current.name,
-            namespace=current.namespace,
-            state=changes.get("state", current.state),
-            tools=changes.get("tools", current.tools),
-            error=changes.get("error", current.error),
-            failures=changes.get("failures", current.failures),
-            retry_at=changes.get("retry_at", current.retry_at),
-            connected_in=changes.get("connected_in", current.connected_in),
-            connections=changes.get("connections", current.connections),
-        )
+        self._status = dataclasses.replace(self._status, **changes)
         if self._on_status is not None:
             self._on_status(self._status)
 
