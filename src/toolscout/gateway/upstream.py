@@ -12,6 +12,7 @@ which every server supports and which delivers `tools/list_changed` on the sessi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import shlex
@@ -19,7 +20,6 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-import dataclasses
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
