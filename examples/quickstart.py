@@ -143,6 +143,7 @@ def main() -> None:
 
     print("\n=== Search, with explanations")
     index = ToolIndex(catalog)
+    print(index.engine_choice)  # auto: hybrid with the semantic extra, BM25 without
     for query in (
         "what will the weather be in Lisbon tomorrow",
         "email the team about the launch",
@@ -156,7 +157,7 @@ def main() -> None:
     print(f"\n=== Abstention: hits below the threshold ({index.threshold}) are dropped")
     show(index.search("what time is it in Tokyo", threshold=0))  # 0 keeps every match
     show(index.search("what time is it in Tokyo", threshold=0.9))  # more than any tool has
-    show(index.search("tell me a joke"))  # no word of it is in any tool
+    show(index.search("tell me a joke"))  # no tool does anything like it
 
     print("\n=== A filter, applied before k: only the tools of the github namespace")
     show(index.search("create a new record", k=1))

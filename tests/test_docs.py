@@ -286,7 +286,7 @@ class TestQuickstart:
             "1. book_flight",  # an Anthropic tool
             "(synonym: ",  # an explanation
             "No tool is relevant enough",  # a threshold no tool reaches
-            "No tool matches any word",  # a query with no word in any tool
+            "engine: ",  # which engine `auto` chose, and why
             "1. github__create_issue",  # a filter
             "1. get_air_quality",  # a tool added while the index is in use
             "'sms' in description, tags",  # a replaced tool, searched by its new text

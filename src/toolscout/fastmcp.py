@@ -74,7 +74,7 @@ class ToolScoutSearchTransform(BaseSearchTransform):
         search_tool_name: str = "search_tools",
         call_tool_name: str = "call_tool",
         search_result_serializer: SearchResultSerializer | None = None,
-        engine: EngineName = "bm25",
+        engine: EngineName = "auto",
         threshold: float | None = None,
         bm25: BM25Options | None = None,
     ) -> None:

@@ -28,10 +28,12 @@ def one_paragraph(text: str) -> str:
 class TestSearchCommand:
     def test_tools_in_the_engines_order(self, run: RunToolscout, sample_catalog: Path) -> None:
         query = "weather in paris"
-        ranked = [hit.tool.id for hit in ToolIndex(Catalog.from_file(sample_catalog)).search(query)]
+        index = ToolIndex(Catalog.from_file(sample_catalog))
+        ranked = [hit.tool.id for hit in index.search(query)]
         result = run("search", sample_catalog, query)
         assert result.exit_code == 0
-        assert f"{len(ranked)} of 12 tools for 'weather in paris' (bm25)" in result.stdout
+        assert index.engine_name == "hybrid"  # auto, with the semantic extra installed
+        assert f"{len(ranked)} of 12 tools for 'weather in paris' (hybrid)" in result.stdout
         assert ranked[0] == "weather__get_current_weather"
         assert rows_in_order(result.stdout, *ranked)
 

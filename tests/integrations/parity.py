@@ -21,7 +21,11 @@ BROAD_QUERY = "text email event weather"
 DENIED_QUERY = "delete every file in a folder"
 ASKED_FOR = 9
 
-SETTINGS = ToolSearchSettings(enabled=True, max_results=2, threshold=0, always_available=[PINNED])
+# BM25: the scenario is about the protocol, and its rankings are exact to the last digit in
+# every integration (an embedding can differ in the last float bits with the tool's wording).
+SETTINGS = ToolSearchSettings(
+    enabled=True, engine="bm25", max_results=2, threshold=0, always_available=[PINNED]
+)
 
 
 def get_forecast(city: str, days: int = 1) -> str:

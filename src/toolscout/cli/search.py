@@ -15,7 +15,7 @@ from toolscout.catalog import Tool
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 from toolscout.cli.config_file import ConfigOption, tool_search_settings
 from toolscout.search import (
-    DEFAULT_THRESHOLD,
+    DEFAULT_THRESHOLDS,
     MAX_K,
     EngineName,
     MatchedTerm,
@@ -43,8 +43,9 @@ def search(
         typer.Option(
             "--engine",
             "-e",
-            help="bm25 ranks tools by the query's words; regex matches a pattern. "
-            "Default: the config file's engine, or bm25.",
+            help="bm25 ranks tools by the query's words; semantic by meaning; hybrid fuses "
+            "both; regex matches a pattern; auto is hybrid where the semantic extra is "
+            "installed, bm25 elsewhere. Default: the config file's engine, or auto.",
             show_default=False,
         ),
     ] = None,
@@ -61,7 +62,9 @@ def search(
         float | None,
         typer.Option(
             help="Lowest normalized score (0-1) a tool needs to be shown; 0 shows every match. "
-            f"Default: the config file's threshold, or {DEFAULT_THRESHOLD}.",
+            "Default: the config file's threshold, or the engine's own: "
+            + ", ".join(f"{name} {value}" for name, value in DEFAULT_THRESHOLDS.items())
+            + ".",
             show_default=False,
         ),
     ] = None,
@@ -80,11 +83,14 @@ def search(
     k = settings.max_results if k is None else k
     threshold = settings.threshold if threshold is None else threshold
     tools = load_catalog(catalog)
-    results = ToolIndex(tools, engine=engine).search(query, k=k, threshold=threshold)
+    index = ToolIndex(tools, engine=engine)
+    results = index.search(query, k=k, threshold=threshold)
+    if index.engine_choice.reason is not None:
+        Console(stderr=True).print(Text(str(index.engine_choice), style="dim"))
     if as_json:
         typer.echo(json.dumps(_as_json(results), indent=2, ensure_ascii=False))
     elif results:
-        Console().print(_results_table(results, catalog_size=len(tools), engine=engine))
+        Console().print(_results_table(results, catalog_size=len(tools), engine=index.engine_name))
     if results.notice:
         Console(stderr=as_json).print(Text(results.notice, style="yellow"))
 

@@ -46,6 +46,7 @@ from toolscout.search import (
     SearchHit,
     SearchResults,
     ToolIndex,
+    choose_engine,
     matched_spans,
 )
 
@@ -487,6 +488,7 @@ def _settings_view(settings: ToolSearchSettings) -> SettingsView:
         mode=settings.mode,
         max_results=settings.max_results,
         threshold=settings.threshold,
+        engine_choice=str(choose_engine(settings.engine)),
         effective_threshold=_effective_threshold(settings),
         result_format=settings.result_format,
         always_available=list(settings.always_available),
@@ -496,7 +498,7 @@ def _settings_view(settings: ToolSearchSettings) -> SettingsView:
 def _effective_threshold(settings: ToolSearchSettings) -> float:
     if settings.threshold is not None:
         return settings.threshold
-    return DEFAULT_THRESHOLDS[settings.engine]
+    return DEFAULT_THRESHOLDS[choose_engine(settings.engine).name]
 
 
 def _validation_message(error: ValidationError) -> str:

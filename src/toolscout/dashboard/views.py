@@ -20,6 +20,8 @@ class SettingsView(BaseModel):
     engine: EngineName
     mode: Mode
     max_results: int
+    engine_choice: str
+    """The engine that ranks and, for `auto`, why: "engine: hybrid (auto: ...)"."""
     threshold: float | None
     """None: the engine's default, `effective_threshold`."""
     effective_threshold: float

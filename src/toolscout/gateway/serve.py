@@ -65,7 +65,8 @@ async def serve(
                 await _until(stop, gateway.settled)
             if not stop.is_set():
                 console.print(
-                    f"toolscout gateway: {progress.summary()}",
+                    f"toolscout gateway: {progress.summary()}; "
+                    f"{gateway.search.index.engine_choice}",
                     style="dim",
                     highlight=False,
                     soft_wrap=True,

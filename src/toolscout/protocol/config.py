@@ -74,7 +74,7 @@ class ToolSearchConfig(BaseModel):
 
     mode: Mode = "load"
     """How deferred tools reach the model; see `Mode`."""
-    engine: EngineName = "bm25"
+    engine: EngineName = "auto"
     """The search engine of the index built over the catalog."""
     max_results: int = Field(default=5, ge=1, le=MAX_RESULTS_LIMIT)
     """Tools per search query (1–20); a larger `max_results` asked by the model is capped."""

@@ -26,8 +26,11 @@ from toolscout.search.index import (
     DEFAULT_THRESHOLD,
     DEFAULT_THRESHOLDS,
     MAX_K,
+    EngineChoice,
     EngineName,
+    RankingEngine,
     ToolIndex,
+    choose_engine,
 )
 from toolscout.search.regex import RegexEngine, RegexOptions
 from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
@@ -46,6 +49,7 @@ __all__ = [
     "CallableEmbedder",
     "Embedder",
     "EmbeddingCache",
+    "EngineChoice",
     "EngineName",
     "Field",
     "HybridEngine",
@@ -54,6 +58,7 @@ __all__ = [
     "MatchKind",
     "MatchedTerm",
     "OpenAIEmbedder",
+    "RankingEngine",
     "RegexEngine",
     "RegexOptions",
     "SearchEngine",
@@ -63,6 +68,7 @@ __all__ = [
     "SemanticOptions",
     "ToolFilter",
     "ToolIndex",
+    "choose_engine",
     "default_cache_path",
     "highlight_spans",
     "matched_spans",

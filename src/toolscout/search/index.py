@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
@@ -20,11 +21,41 @@ from toolscout.search.base import (
     ToolFilter,
 )
 from toolscout.search.bm25 import BM25Engine, BM25Options
+from toolscout.search.embedders import local_model_unavailable
 from toolscout.search.hybrid import HybridEngine, HybridOptions
 from toolscout.search.regex import RegexEngine, RegexOptions
 from toolscout.search.semantic import SemanticEngine, SemanticOptions
 
-EngineName: TypeAlias = Literal["bm25", "regex", "semantic", "hybrid"]
+EngineName: TypeAlias = Literal["auto", "bm25", "regex", "semantic", "hybrid"]
+"""An engine to ask for: `auto` picks hybrid where semantic search can run, BM25 elsewhere."""
+
+RankingEngine: TypeAlias = Literal["bm25", "regex", "semantic", "hybrid"]
+"""An engine that ranks: what `auto` resolves to."""
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine an index runs, and why."""
+
+    name: RankingEngine
+    """The engine that ranks."""
+    reason: str | None = None
+    """Why `auto` chose it; None when it was asked for by name."""
+
+    def __str__(self) -> str:
+        return f"engine: {self.name}" + (f" ({self.reason})" if self.reason else "")
+
+
+def choose_engine(engine: EngineName) -> EngineChoice:
+    """Resolve `auto` (hybrid when the semantic extra and its model are installed, BM25
+    otherwise); any other name stands as it is."""
+    if engine != "auto":
+        return EngineChoice(engine)
+    unavailable = local_model_unavailable()
+    if unavailable is None:
+        return EngineChoice("hybrid", "auto: semantic search is installed")
+    return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
+
 
 #: Default `threshold` for BM25: hits whose normalized score is below it are dropped, so a
 #: query no tool serves returns nothing. Chosen on the BFCL dev split (see benchmarks/).
@@ -32,7 +63,7 @@ DEFAULT_THRESHOLD = 0.4
 
 #: Default `threshold` of each engine, chosen on the BFCL dev split: for semantic and hybrid,
 #: the highest that costs at most half a point of Recall@5 (see benchmarks/).
-DEFAULT_THRESHOLDS: Mapping[EngineName, float] = MappingProxyType(
+DEFAULT_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
     {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.25, "hybrid": 0.25}
 )
 
@@ -55,7 +86,9 @@ class ToolIndex:
         catalog: a `Catalog`, or tool definitions in any shape a `Catalog` accepts.
         engine: `"bm25"` for ranked keyword search, `"regex"` for patterns, `"semantic"` for
             search by meaning (embeddings), `"hybrid"` for BM25 and semantic fused. The
-            last two need the `toolscout[semantic]` extra.
+            last two need the `toolscout[semantic]` extra. `"auto"`, the default, is hybrid
+            where that extra is installed and BM25 elsewhere; `engine_choice` says which
+            and why.
         threshold: default lowest `normalized_score` a hit may have (0–1); 0 keeps every
             match; `None` takes the engine's default (`DEFAULT_THRESHOLDS`). Regex hits all
             score 1.
@@ -68,7 +101,7 @@ class ToolIndex:
     def __init__(
         self,
         catalog: Catalog | Iterable[Any],
-        engine: EngineName = "bm25",
+        engine: EngineName = "auto",
         *,
         threshold: float | None = None,
         bm25: BM25Options | None = None,
@@ -76,11 +109,12 @@ class ToolIndex:
         semantic: SemanticOptions | None = None,
         hybrid: HybridOptions | None = None,
     ) -> None:
-        self._engine = _make_engine(engine, bm25, regex, semantic, hybrid)
+        self.engine_choice = choose_engine(engine)
+        self.engine_name: RankingEngine = self.engine_choice.name
+        self._engine = _make_engine(self.engine_name, bm25, regex, semantic, hybrid)
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
-        self.engine_name = engine
         self.threshold = _check_threshold(
-            DEFAULT_THRESHOLDS[engine] if threshold is None else threshold
+            DEFAULT_THRESHOLDS[self.engine_name] if threshold is None else threshold
         )
         self._lock = threading.RLock()
         self._version = -1
@@ -231,7 +265,7 @@ def _make_engine(
     if engine == "hybrid":
         return HybridEngine(bm25, semantic, hybrid)
     raise SearchConfigError(
-        f"unknown engine {engine!r}; choose 'bm25', 'regex', 'semantic' or 'hybrid'"
+        f"unknown engine {engine!r}; choose 'auto', 'bm25', 'regex', 'semantic' or 'hybrid'"
     )
 
 

@@ -73,6 +73,7 @@ function showState(next) {
   $("enabled").checked = s.enabled;
   $("enabled-label").textContent = s.enabled ? "on" : "off";
   fillSelect($("engine"), state.engines, s.engine);
+  $("engine-choice").textContent = s.engine_choice;
   fillSelect($("mode"), state.modes, s.mode);
   fillSelect($("result-format"), state.result_formats, s.result_format);
   $("max-results").max = state.max_results_limit;
