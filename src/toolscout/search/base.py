@@ -76,6 +76,9 @@ class SearchHit:
     weight `w` (0.7 by default)."""
     rank: int = 0
     """1-based position in the results."""
+    need: str | None = None
+    """The part of a request of several needs that found this tool (see `split_needs`);
+    None when the request is one need, or the whole request ranked it best."""
     explain: Callable[[], tuple[MatchedTerm, ...]] = field(
         default=lambda: (), repr=False, compare=False
     )

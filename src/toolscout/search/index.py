@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from toolscout.search.base import (
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.embedders import local_model_unavailable
 from toolscout.search.hybrid import HybridEngine, HybridOptions
+from toolscout.search.needs import split_needs
 from toolscout.search.regex import RegexEngine, RegexOptions
 from toolscout.search.semantic import SemanticEngine, SemanticOptions
 
@@ -96,6 +98,10 @@ class ToolIndex:
         regex: options for the regex engine.
         semantic: options for semantic search (and semantic within hybrid).
         hybrid: how hybrid fuses its two engines.
+        split_needs: search each need of a request of several ("get the weather, then book
+            a table") on its own as well as the whole, and interleave the rankings, so that
+            every need's best tools reach the top k (`toolscout.search.needs`). Patterns
+            (regex) are never split.
     """
 
     def __init__(
@@ -108,6 +114,7 @@ class ToolIndex:
         regex: RegexOptions | None = None,
         semantic: SemanticOptions | None = None,
         hybrid: HybridOptions | None = None,
+        split_needs: bool = True,
     ) -> None:
         self.engine_choice = choose_engine(engine)
         self.engine_name: RankingEngine = self.engine_choice.name
@@ -116,6 +123,7 @@ class ToolIndex:
         self.threshold = _check_threshold(
             DEFAULT_THRESHOLDS[self.engine_name] if threshold is None else threshold
         )
+        self.split_needs = split_needs and self.engine_name != "regex"
         self._lock = threading.RLock()
         self._version = -1
         self._tools: list[Tool] = []
@@ -170,6 +178,26 @@ class ToolIndex:
             ]
 
     def _search(
+        self,
+        tools: list[Tool],
+        query: str,
+        k: int,
+        min_score: float | None,
+        threshold: float,
+        tool_filter: ToolFilter | None,
+    ) -> SearchResults:
+        needs = split_needs(query) if self.split_needs else [query]
+        whole = self._search_one(tools, query, k, min_score, threshold, tool_filter)
+        if len(needs) < 2:
+            return whole
+        rankings = [whole] + [
+            self._search_one(tools, need, k, min_score, threshold, tool_filter) for need in needs
+        ]
+        hits = _interleaved(rankings, [None, *needs], k)
+        notice = whole.notice if not hits else None
+        return SearchResults(hits, query=query, notice=notice)
+
+    def _search_one(
         self,
         tools: list[Tool],
         query: str,
@@ -247,6 +275,38 @@ class ToolIndex:
 
     def __repr__(self) -> str:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
+
+
+#: How many of the whole request's best tools come before any need's: a request that only
+#: looks like several needs ("..., and round to 3 decimals") keeps its own best ranking.
+WHOLE_REQUEST_FIRST = 2
+
+
+def _interleaved(
+    rankings: Sequence[SearchResults], needs: Sequence[str | None], k: int
+) -> list[SearchHit]:
+    """The whole request's first hits, then the first hit of each need in turn, then the
+    second of each..., each tool once, until there are k: every need gets its best tools in
+    before any gets its fifth."""
+    hits: list[SearchHit] = []
+    seen: set[str] = set()
+
+    def add(hit: SearchHit, need: str | None) -> bool:
+        if hit.tool.id not in seen:
+            seen.add(hit.tool.id)
+            hits.append(dataclasses.replace(hit, rank=len(hits) + 1, need=need))
+        return len(hits) == k
+
+    whole, rest = rankings[0], rankings[1:]
+    for hit in whole[:WHOLE_REQUEST_FIRST]:
+        if add(hit, None):
+            return hits
+    queues = [list(whole[WHOLE_REQUEST_FIRST:]), *(list(ranking) for ranking in rest)]
+    for depth in range(max(map(len, queues))):
+        for queue, need in zip(queues, needs, strict=True):
+            if depth < len(queue) and add(queue[depth], need):
+                return hits
+    return hits
 
 
 def _make_engine(

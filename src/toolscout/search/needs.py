@@ -1,0 +1,119 @@
+"""Requests with several needs: split a task into the tools it needs, one search each.
+
+Agents send whole tasks ("find the trending posts on two sites, make a word cloud, then write
+a PDF"). Ranked as one text, the need with the most words, or the rarest ones, takes every
+slot. `split_needs` cuts a request at the places people join separate steps: sentences, list
+items, semicolons, "then" / "and then" / "also", and "and" or commas followed by an action
+("..., make a word cloud"). `ToolIndex` searches the whole request and each need, and
+interleaves the rankings, so every need's best tools reach the top k.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: The most needs one request is split into; the rest of a longer request stays in the last.
+#: Each need is one more search, and a request of hundreds of clauses must not fan out.
+MAX_NEEDS = 6
+
+#: A need has at least this many words; shorter pieces stay with the piece before them
+#: ("Paris, France" is one place, not two needs).
+MIN_NEED_WORDS = 3
+
+# Quoted text is one piece: what a user quotes is a name or a message, never two needs.
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
+# Where one step ends and the next begins, strongest first. Each keeps its own words out of
+# the pieces it separates.
+_STEP_BREAKS = re.compile(
+    r"""
+    \s*\n+\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?       # a new line, or a list item
+    | (?<=[.!?])\s+(?=[A-Z0-9"“'(])               # the end of a sentence
+    | \s*;\s*                                     # a semicolon
+    | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
+# the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
+# ("with a mass of 45 kg, a volume of 15 m³").
+_CLAUSE_BREAKS = re.compile(r"(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
+
+#: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
+#: a new need starts. What people ask tools to do, not any benchmark's wording.
+ACTION_WORDS: frozenset[str] = frozenset(
+    """add analyse analyze archive book buy calculate call cancel change check clone close
+    commit compare compute convert copy count create delete deploy describe detect download
+    draw edit email estimate evaluate export extract fetch fill find forecast format generate
+    get give identify import install invite list load locate log look make merge message
+    monitor move notify open order pay plot post predict print publish pull push put query
+    read record recommend register reload remove rename render reply report request reserve
+    reset restart retrieve return review run save scan schedule search select send set share
+    show sort start stop store summarise summarize sync tell track transcribe transfer
+    translate tweet update upload validate verify view visualise visualize watch write""".split()  # noqa: SIM905
+)
+# Words that open a piece only to join it to the one before ("Also convert...").
+_LEADING_JOINERS = re.compile(
+    r"^\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?(?:(?:and|also|then|finally|next)\b[\s,]*)*",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\w+")
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+
+
+def split_needs(request: str) -> list[str]:
+    """The needs of a request, in order: one piece when it asks for one thing.
+
+    >>> split_needs("Get the weather in Paris and then book a table for two at 8pm")
+    ['Get the weather in Paris', 'book a table for two at 8pm']
+    >>> split_needs("weather in Paris, France")
+    ['weather in Paris, France']
+    """
+    quoted: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        quoted.append(match.group())
+        return f"\x00{len(quoted) - 1}\x00"
+
+    masked = _QUOTED.sub(hide, request)
+    steps = [step for step in _STEP_BREAKS.split(masked) if step and step.strip()]
+    needs: list[str] = []
+    for step in steps:
+        needs += _clauses(step)
+    needs = _joined_short(needs)
+    if len(needs) > MAX_NEEDS:
+        needs = [*needs[: MAX_NEEDS - 1], " ".join(needs[MAX_NEEDS - 1 :])]
+
+    def unhide(text: str) -> str:
+        return _PLACEHOLDER.sub(lambda match: quoted[int(match.group(1))], text)
+
+    cleaned = [unhide(_LEADING_JOINERS.sub("", need).strip(" ,.")) for need in needs]
+    return [need for need in cleaned if need] or [request]
+
+
+def _clauses(step: str) -> list[str]:
+    """A step cut where a comma or "and" is followed by an action word."""
+    # With its group, the split keeps each separator between the pieces it separated.
+    pieces = _CLAUSE_BREAKS.split(step)
+    clauses = [pieces[0]]
+    for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+        first = _WORD.search(piece)
+        if first is not None and first.group().casefold() in ACTION_WORDS:
+            clauses.append(piece)
+        else:
+            clauses[-1] += separator + piece  # not a new step: the text as it was
+    return clauses
+
+
+def _joined_short(pieces: list[str]) -> list[str]:
+    """Pieces too short to be a need joined to the piece before them (or after, first)."""
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and (_words(piece) < MIN_NEED_WORDS or _words(joined[-1]) < MIN_NEED_WORDS):
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    return joined
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(_PLACEHOLDER.sub(" quoted ", text)))

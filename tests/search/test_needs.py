@@ -1,0 +1,102 @@
+"""Requests with several needs: each need's tool reaches the top k; one need is unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscout.search.needs import MAX_NEEDS, split_needs
+
+from .conftest import make_index, names
+
+SEMANTIC = ("bm25", "hybrid")
+
+
+class TestSplitting:
+    @pytest.mark.parametrize(
+        ("request_text", "needs"),
+        [
+            (
+                "Get the weather in Paris and then book a table for two at 8pm",
+                ["Get the weather in Paris", "book a table for two at 8pm"],
+            ),
+            (
+                "find the trending posts on two sites, make a word cloud, write a PDF",
+                ["find the trending posts on two sites", "make a word cloud", "write a PDF"],
+            ),
+            (
+                "1. fetch the page\n2. summarise it in three lines\n3. email it to Alice",
+                ["fetch the page", "summarise it in three lines", "email it to Alice"],
+            ),
+            (
+                "What is the weather in Boston? Also convert 100 USD to EUR.",
+                ["What is the weather in Boston?", "convert 100 USD to EUR"],
+            ),
+        ],
+    )
+    def test_a_task_is_cut_into_its_steps(self, request_text: str, needs: list[str]) -> None:
+        assert split_needs(request_text) == needs
+
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "weather in Paris, France",
+            "search for salt and pepper shakers",
+            "density of a substance with a mass of 45 kg, a volume of 15 m3",
+            'send "lunch, then a walk and a talk" to Bob',
+            "get_current_weather",
+            "",
+        ],
+    )
+    def test_one_need_stays_whole(self, request_text: str) -> None:
+        assert split_needs(request_text) == [request_text]
+
+    def test_a_request_of_hundreds_of_steps_is_cut_into_a_few(self) -> None:
+        request = "; ".join(f"send message number {i} to the team" for i in range(500))
+        needs = split_needs(request)
+        assert len(needs) == MAX_NEEDS
+        assert needs[0] == "send message number 0 to the team"
+
+
+class TestSearch:
+    @pytest.mark.parametrize("engine", SEMANTIC)
+    def test_every_need_has_its_tool_in_the_top_k(self, engine: str) -> None:
+        index = make_index(engine=engine)
+        request = (
+            "Check the weather forecast for Lisbon this week, then create a calendar event "
+            "for the trip and send an email to my manager about it"
+        )
+        found = names(index.search(request, k=5, threshold=0))
+        assert {"get_forecast", "create_calendar_event", "send_email"} <= set(found)
+
+    def test_each_hit_says_which_need_found_it(self) -> None:
+        index = make_index()
+        hits = index.search("read the file notes.txt; then open a GitHub issue about the bug")
+        needs = {hit.tool.name: hit.need for hit in hits}
+        assert needs["create_github_issue"] in (None, "open a GitHub issue about the bug")
+        assert all(hit.rank == position for position, hit in enumerate(hits, start=1))
+
+    @pytest.mark.parametrize(
+        "query", ["weather in Paris", "send an email to Bob and Alice", "create_github_issue"]
+    )
+    def test_one_need_gives_the_same_hits_as_without_splitting(self, query: str) -> None:
+        split, whole = make_index(), make_index(split_needs=False)
+        assert [(h.tool.id, h.score, h.need) for h in split.search(query, threshold=0)] == [
+            (h.tool.id, h.score, None) for h in whole.search(query, threshold=0)
+        ]
+
+    def test_patterns_are_never_split(self) -> None:
+        index = make_index(engine="regex")
+        assert not index.split_needs
+        assert names(index.search("send_email; then read_file")) == []
+
+    def test_the_threshold_and_filter_hold_for_every_need(self) -> None:
+        index = make_index()
+        request = "delete the file old.txt, then send an email to Bob"
+        hits = index.search(request, filter=lambda tool: tool.name != "delete_file")
+        assert "delete_file" not in names(hits)
+        assert "send_email" in names(hits)
+        assert all(hit.normalized_score >= index.threshold for hit in hits)
+
+    def test_nothing_found_keeps_the_notice(self) -> None:
+        results = make_index().search("tell me a joke; then sing me a song please")
+        assert results == [] and results.notice
