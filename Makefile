@@ -17,7 +17,7 @@ TORCH := torch==2.13.0
 # What the tests start: a real redis-server, and Debian's Chromium for the dashboard's page.
 SYSTEM_PACKAGES := redis-server chromium
 
-.PHONY: demo test lint bench system-check clean
+.PHONY: demo test lint bench system-check check-wheel clean
 
 # A search in the terminal, then the dashboard on the bundled catalog (Ctrl-C stops it).
 demo: $(DEMO_INSTALLED)
@@ -34,6 +34,10 @@ lint: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(BIN)/python -m benchmarks.run
+
+# The release as a user gets it: sdist and wheel built, the wheel installed alone and used.
+check-wheel: $(INSTALLED)
+	PYTHON=$(BIN)/python scripts/check_wheel.sh
 
 # The whole suite runs or none of it: no part is skipped because a server is missing.
 system-check:
@@ -60,4 +64,4 @@ $(INSTALLED): $(DEMO_INSTALLED)
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
+import toolscout
 from toolscout.cli.dashboard import dashboard
 from toolscout.cli.inspect import inspect
 from toolscout.cli.search import search
@@ -37,15 +38,37 @@ def _fail(message: str, exit_code: int = 2) -> NoReturn:
     raise typer.Exit(exit_code)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"toolscout {toolscout.__version__}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
     cls=_MistakesOnOneLine,
     name="toolscout",
-    help="Find the right tools among thousands: search a tool catalog, inspect its quality, "
-    "count what tool search saves.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+
+
+@app.callback()
+def _version(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print toolscout's version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """Find the right tools among thousands: search a tool catalog, inspect its quality,
+    count what tool search saves."""
+
+
 app.command()(search)
 app.command()(inspect)
 app.command()(tokens)
