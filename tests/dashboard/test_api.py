@@ -97,12 +97,18 @@ def test_an_unknown_path_is_a_404(client: TestClient) -> None:
     assert response.status_code == 404 and "no such page" in response.json()["error"]
 
 
-def test_on_loopback_only_loopback_host_names_are_answered(tmp_path: Path) -> None:
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "LOCALHOST", "[::1]"])
+def test_on_loopback_only_loopback_hosts_and_pages_are_answered(tmp_path: Path, host: str) -> None:
+    app = dashboard_app(make_dashboard(tmp_path), host=host.strip("[]"))
     # Another site's page, through DNS rebinding, would send its own host name.
-    with TestClient(dashboard_app(make_dashboard(tmp_path)), base_url="http://evil.example") as c:
-        assert c.get("/api/state").status_code == 400
-    with TestClient(dashboard_app(make_dashboard(tmp_path)), base_url="http://localhost") as c:
+    with TestClient(app, base_url="http://evil.example:8770") as c:
+        assert c.get("/api/state").status_code == 421
+    with TestClient(app, base_url=f"http://{host}:8770") as c:
         assert c.get("/api/state").status_code == 200
+        assert c.get("/api/state", headers={"Origin": f"http://{host}:8770"}).status_code == 200
+        # A page of another site that reaches the loopback address itself.
+        assert c.get("/api/state", headers={"Origin": "http://evil.example"}).status_code == 403
+        assert c.get("/api/state", headers={"Origin": "null"}).status_code == 403
 
 
 class TestToken:

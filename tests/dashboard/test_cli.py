@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import subprocess
 import sys
 import textwrap
@@ -145,3 +146,30 @@ def test_beside_a_gateway_it_shows_upstreams_and_sessions(tmp_path: Path) -> Non
         assert data["tool_search"]["max_results"] == 4
     finally:
         process.stop()
+
+
+def test_saving_keeps_a_linked_file_linked_its_mode_and_its_variables(tmp_path: Path) -> None:
+    # The file is a symbolic link (as a dotfiles repository makes it), readable by a group,
+    # and it holds a secret by reference only.
+    real = write_gateway_config(
+        tmp_path,
+        {"notes": server("notes", env={"NOTES_TOKEN": "${NOTES_TOKEN}"})},
+        gateway={"port": 0},
+    )
+    real.chmod(0o640)
+    link = tmp_path / "linked.yaml"
+    link.symlink_to(real)
+    process = DashboardProcess("--config", str(link), env={"NOTES_TOKEN": "s3cret-value"})
+    try:
+        process.wait_for(r"serving MCP on (http://\S+)")
+        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=10)
+        assert httpx.post(process.url + "api/save", json={}, timeout=10).status_code == 200
+    finally:
+        process.stop()
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    text = real.read_text()
+    assert "s3cret-value" not in text
+    assert yaml.safe_load(text)["servers"]["notes"]["env"] == {"NOTES_TOKEN": "${NOTES_TOKEN}"}
+    assert yaml.safe_load(text)["tool_search"]["max_results"] == 4
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []

@@ -158,10 +158,13 @@ class GatewayProcess(LoggedProcess):
 
     def __init__(self, config: Path, *args: str, env: dict[str, str] | None = None) -> None:
         super().__init__(["serve", "--config", str(config), "--transport", "http", *args], env=env)
+        self._url: str | None = None
 
     def url(self, limit: float = 20.0) -> str:
         """The URL it serves on, once it listens."""
-        return self.wait_for(r"serving MCP on (http://\S+)", limit)
+        if self._url is None:
+            self._url = self.wait_for(r"serving MCP on (http://\S+)", limit)
+        return self._url
 
 
 @asynccontextmanager

@@ -21,6 +21,12 @@ def load(tmp_path: Path, text: str, name: str = "gateway.yaml") -> GatewayConfig
     return load_config(path, GatewayConfig)
 
 
+def _written(folder: Path, text: str) -> Path:
+    path = folder / "saved.yaml"
+    path.write_text(text)
+    return path
+
+
 def mistake(tmp_path: Path, text: str, name: str = "gateway.yaml") -> str:
     with pytest.raises(ConfigError) as raised:
         load(tmp_path, text, name)
@@ -77,9 +83,37 @@ class TestHostFiles:
             "    url: https://${DOCS_HOST:-docs.example}/mcp\n"
             "    headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}\n",
         )
-        docs = config.servers["docs"]
+        docs = config.servers["docs"].expanded()
         assert docs.url == "https://docs.example/mcp"
         assert docs.headers == {"Authorization": "Bearer secret"}
+
+    def test_variables_are_read_when_used_and_never_written_out(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+        monkeypatch.setenv("WORK", str(tmp_path))
+        config = load(
+            tmp_path,
+            "servers:\n"
+            "  github:\n"
+            "    command: npx\n"
+            "    args: [-y, server-github, '--token=${GITHUB_TOKEN}']\n"
+            "    env: {GITHUB_TOKEN: '${GITHUB_TOKEN}'}\n"
+            "    cwd: ${WORK}/repo\n"
+            "  docs:\n"
+            "    url: https://docs.example/mcp\n"
+            "    headers: {Authorization: 'Bearer ${GITHUB_TOKEN}'}\n",
+        )
+        saved = config.to_yaml()
+        assert "ghp_secret" not in saved
+        assert saved.count("${GITHUB_TOKEN}") == 3
+        assert load_config(_written(tmp_path, saved), GatewayConfig) == config
+        github = config.servers["github"].expanded()
+        assert github.env == {"GITHUB_TOKEN": "ghp_secret"}
+        assert github.args[-1] == "--token=ghp_secret"
+        assert github.cwd == tmp_path / "repo"
+        monkeypatch.setenv("GITHUB_TOKEN", "ghp_rotated")  # read again at each start
+        assert config.servers["docs"].expanded().headers["Authorization"] == "Bearer ghp_rotated"
 
 
 class TestToolScoutFormat:

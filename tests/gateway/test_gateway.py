@@ -5,6 +5,8 @@ HTTP, and a hand-written one with malformed tool definitions)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -16,12 +18,16 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.gateway.conftest import (
+    SERVERS,
     TOKEN,
     GatewayProcess,
+    free_port,
     http_client,
     run,
     server,
     stdio_client,
+    stop,
+    wait_for_port,
     write_config,
 )
 
@@ -48,12 +54,18 @@ def config(folder: Path, files_url: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def http_url(config: Path) -> Iterator[str]:
+def http_gateway(config: Path) -> Iterator[GatewayProcess]:
     gateway = GatewayProcess(config, "--port", "0", env={"GATEWAY_TEST_TOKENS": TOKEN})
     try:
-        yield gateway.url()
+        gateway.url()
+        yield gateway
     finally:
         gateway.stop()
+
+
+@pytest.fixture(scope="module")
+def http_url(http_gateway: GatewayProcess) -> str:
+    return http_gateway.url()
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -323,3 +335,89 @@ class TestMalformedServer:
                 return await call(client, "malformed__odd_schema", word="gateway")
 
         assert text(run(scenario)) == "gateway: 7 letters"
+
+    def test_a_tool_whose_text_is_not_unicode_is_left_out_and_the_rest_offered(
+        self, connect_http: Connect, http_gateway: GatewayProcess
+    ) -> None:
+        # A lone surrogate makes the SDK refuse the whole listing: the server was lost.
+        async def scenario() -> list[list[str]]:
+            async with connect_http() as client:
+                return await found(client, "spell a word backwards")
+
+        (backwards,) = run(scenario)
+        assert "malformed__broken_text" not in backwards
+        assert "malformed__lookup_word" in backwards
+        log = "".join(http_gateway.lines)
+        assert "'broken_text' is skipped: its description is not valid Unicode" in log
+
+    def test_a_result_that_is_not_unicode_is_refused_and_the_server_stays(
+        self, connect_http: Connect
+    ) -> None:
+        async def scenario() -> list[types.CallToolResult]:
+            async with connect_http() as client:
+                await found(client, "garble a word", "letters of a word")
+                return [
+                    await call(client, "malformed__garbled_word", word="ab"),
+                    await call(client, "malformed__odd_schema", word="ab"),
+                ]
+
+        garbled, fine = run(scenario)
+        assert garbled.is_error
+        assert text(garbled) == (
+            "The result of 'garbled_word' on 'malformed' holds text that is not valid Unicode "
+            "(a lone surrogate, at content.0.text), so the gateway cannot pass it on."
+        )
+        assert text(fine) == "ab: 2 letters"
+
+    def test_a_long_tool_name_is_cut_in_the_log(self, http_gateway: GatewayProcess) -> None:
+        (line,) = [line for line in http_gateway.lines if "'nnnn" in line]
+        assert "… (10,000 characters) is skipped: name:" in line
+        assert len(line) < 300
+
+
+@pytest.fixture(scope="module")
+def sized_gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A gateway that takes results up to 2 MB from a server over streamable HTTP."""
+    port = free_port()
+    upstream = subprocess.Popen(
+        [sys.executable, str(SERVERS / "sized.py"), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    config = write_config(
+        tmp_path_factory.mktemp("sized"),
+        {"sized": {"url": f"http://127.0.0.1:{port}/mcp", "pinned": ["text_of_size"]}},
+        gateway={"max_result_size": 2_000_000},
+    )
+    try:
+        wait_for_port(port, upstream)
+        gateway = GatewayProcess(config, "--port", "0")
+        try:
+            yield gateway.url()
+        finally:
+            gateway.stop()
+    finally:
+        stop(upstream)
+
+
+class TestLargeResults:
+    def test_a_result_over_one_mib_passes_and_one_over_the_limit_is_refused(
+        self, sized_gateway: str
+    ) -> None:
+        async def scenario() -> list[types.CallToolResult]:
+            async with http_client(sized_gateway, token=None) as client:
+                return [
+                    await client.call_tool("sized__text_of_size", {"size": size})
+                    for size in (1_010_000, 3_000_000, 10)
+                ]
+
+        large, too_large, small = run(scenario)
+        assert not large.is_error and len(text(large)) == 1_010_000
+        assert too_large.is_error
+        assert text(too_large) == (
+            "The result of 'text_of_size' on 'sized' is larger than 2,000,000 bytes "
+            "(gateway.max_result_size), so the gateway did not take it. Ask for less (a "
+            "narrower query, fewer items, a smaller file), or raise gateway.max_result_size."
+        )
+        assert text(small) == "x" * 10  # the connection is still up

@@ -1,9 +1,12 @@
-"""What only the HTTP transport does: bearer tokens, the refusal to serve beyond loopback
-without them, notifications on the session's stream, and sessions shared by two gateway
-processes behind one address through a real redis-server."""
+"""What only the HTTP transport does: bearer tokens and the identities they give, the refusal
+to serve beyond loopback without them, the Host and Origin check on loopback, sessions bound
+to the identity that opened them, notifications on the session's stream, and sessions shared
+by two gateway processes behind one address through a real redis-server."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -17,10 +20,22 @@ import pytest
 from mcp import Client
 from mcp.client.session import IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
+from rich.console import Console
 from typer.testing import CliRunner
 
-from tests.gateway.conftest import TOKEN, GatewayProcess, http_client, run, server, write_config
+from tests.gateway.conftest import (
+    TOKEN,
+    GatewayProcess,
+    free_port,
+    http_client,
+    run,
+    server,
+    write_config,
+)
+from toolscout.catalog import Tool
 from toolscout.cli import app
+from toolscout.gateway import GatewayConfig, GatewayRequest, serve
+from toolscout.protocol import Phase
 
 
 def text(result: types.CallToolResult) -> str:
@@ -31,7 +46,7 @@ def text(result: types.CallToolResult) -> str:
 def notes_gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A gateway over the notes server, with a pinned tool the server does not have yet."""
     folder = tmp_path_factory.mktemp("http")
-    (folder / "tokens").write_text(f"# the test client\n{TOKEN}\nanother-token\n")
+    (folder / "tokens").write_text(f"# the test client\nalice: {TOKEN}\nbob: another-token\n")
     config = write_config(
         folder,
         {"notes": server("notes", pinned=["read_note", "summarize"])},
@@ -91,7 +106,227 @@ class TestAuthentication:
         )
 
 
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+
+
+def answer(response: httpx2.Response) -> Any:
+    """The JSON-RPC message of a response, sent as JSON or as a server-sent event."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return response.json()
+
+
+class Caller:
+    """Raw MCP requests over real HTTP with one token, so that a test can send any session
+    id, header or host it likes."""
+
+    def __init__(self, url: str, token: str | None = None, **headers: str) -> None:
+        self.url = url
+        self.headers = {**MCP_HEADERS, **headers}
+        if token is not None:
+            self.headers["Authorization"] = f"Bearer {token}"
+        self.session_id: str | None = None
+        self._ids = 1
+
+    def open(self) -> httpx2.Response:
+        """`initialize`, then `notifications/initialized`; keeps the session id."""
+        response = httpx2.post(self.url, json=INITIALIZE, headers=self.headers, timeout=10)
+        if response.status_code == 200:
+            self.session_id = response.headers.get("mcp-session-id")
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return response
+
+    def call(
+        self, name: str, arguments: dict[str, Any], session_id: str | None = None
+    ) -> httpx2.Response:
+        self._ids += 1
+        params = {"name": name, "arguments": arguments}
+        message = {"jsonrpc": "2.0", "id": self._ids, "method": "tools/call", "params": params}
+        return self.send(message, session_id)
+
+    def send(self, message: dict[str, Any], session_id: str | None = None) -> httpx2.Response:
+        return httpx2.post(self.url, json=message, headers=self._with(session_id), timeout=10)
+
+    def delete(self, session_id: str | None = None) -> httpx2.Response:
+        return httpx2.delete(self.url, headers=self._with(session_id), timeout=10)
+
+    def _with(self, session_id: str | None) -> dict[str, str]:
+        session_id = session_id or self.session_id
+        headers = {**self.headers, "mcp-protocol-version": "2025-06-18"}
+        return {**headers, "mcp-session-id": session_id} if session_id else headers
+
+
+def found_names(response: httpx2.Response) -> list[str]:
+    payload = json.loads(answer(response)["result"]["content"][0]["text"])
+    return [tool["name"] for entry in payload["results"] for tool in entry["tools"]]
+
+
+class TestLoopback:
+    @pytest.mark.parametrize("host", ["127.0.0.2", "LOCALHOST", "0:0:0:0:0:0:0:1", "[::1]"])
+    def test_every_spelling_of_loopback_refuses_other_hosts_and_other_sites(
+        self, tmp_path: Path, host: str
+    ) -> None:
+        config = write_config(tmp_path, {"notes": server("notes")})
+        gateway = GatewayProcess(config, "--host", host, "--port", "0")
+        try:
+            url = gateway.url()
+            # DNS rebinding: another site's name, pointed at this address.
+            rebound = Caller(url, Host="evil.example:8765", Origin="http://evil.example:8765")
+            assert rebound.open().status_code == 421
+            # Another site's page, sending to the loopback address itself.
+            assert Caller(url, Origin="http://evil.example").open().status_code == 403
+            assert Caller(url, Origin="null").open().status_code == 403
+            # A program, or a page served from this machine.
+            assert Caller(url).open().status_code == 200
+            local = Caller(url, Origin=url.removesuffix("/mcp"))
+            assert local.open().status_code == 200
+            search = local.call("search_tools", {"queries": ["read a note"]})
+            assert "notes__read_note" in found_names(search)
+        finally:
+            gateway.stop()
+        assert url.startswith("http://") and "[[" not in url
+        assert not any("Traceback" in line for line in gateway.lines)
+
+
+class TestIdentity:
+    def test_filters_get_the_token_s_name_and_headers_cannot_raise_rights(
+        self, tmp_path: Path
+    ) -> None:
+        (tmp_path / "tokens").write_text("alice: alice-token\nbob: bob-token\n")
+        config = GatewayConfig.model_validate(
+            {
+                "servers": {"notes": server("notes")},
+                "gateway": {"auth": {"tokens_file": str(tmp_path / "tokens")}},
+            }
+        )
+        asked: list[tuple[str | None, dict[str, str]]] = []
+
+        def archivists_only(tool: Tool, request: GatewayRequest, phase: Phase) -> bool:
+            asked.append((request.identity, dict(request.headers)))
+            return "archive" not in tool.name or request.identity == "alice"
+
+        def as_alice_then_bob(url: str) -> dict[str, list[str]]:
+            # bob claims alice's team and name in every header a filter might read.
+            claims = {"x-team": "admins", "x-user": "alice", "x-identity": "alice"}
+            texts: dict[str, list[str]] = {}
+            for name, caller in [
+                ("alice", Caller(url, "alice-token")),
+                ("bob", Caller(url, "bob-token", **claims)),
+            ]:
+                assert caller.open().status_code == 200
+                search = caller.call("search_tools", {"queries": ["archive a note"]})
+                arguments = {"title": "groceries"}
+                called = caller.call(
+                    "call_tool", {"name": "notes__archive_note", "arguments": arguments}
+                )
+                texts[name] = [
+                    " ".join(found_names(search)),
+                    answer(called)["result"]["content"][0]["text"],
+                ]
+            return texts
+
+        async def scenario() -> dict[str, list[str]]:
+            async with serving_http(config, archivists_only) as url:
+                return await anyio.to_thread.run_sync(as_alice_then_bob, url)
+
+        texts = run(scenario)
+        assert "notes__archive_note" in texts["alice"][0]
+        assert texts["alice"][1].startswith("cannot archive groceries")
+        assert "notes__archive_note" not in texts["bob"][0]
+        assert texts["bob"][1].startswith("Unknown tool 'notes__archive_note'.")
+        assert {identity for identity, _ in asked} == {"alice", "bob"}
+        assert not any("authorization" in map(str.lower, headers) for _, headers in asked)
+
+
+@asynccontextmanager
+async def serving_http(config: GatewayConfig, filter: Any) -> AsyncIterator[str]:
+    """`serve()` in this process, over HTTP on a free port, with a Python filter."""
+    port = free_port()
+    output = io.StringIO()
+    console = Console(file=output, width=200)
+    async with anyio.create_task_group() as group:
+        group.start_soon(
+            functools.partial(
+                serve, config, transport="http", port=port, filter=filter, console=console
+            )
+        )
+        with anyio.fail_after(20):
+            while "serving MCP on" not in output.getvalue():
+                await anyio.sleep(0.05)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            group.cancel_scope.cancel()
+
+
+class TestSessionOwnership:
+    def test_a_session_answers_only_the_identity_that_opened_it(self, notes_gateway: str) -> None:
+        alice, bob = Caller(notes_gateway, TOKEN), Caller(notes_gateway, "another-token")
+        assert alice.open().status_code == 200
+        assert alice.session_id
+        search = alice.call("search_tools", {"queries": ["add a note"]})
+        assert "notes__add_note" in found_names(search)
+        # bob, with alice's session: as if it did not exist, for every method.
+        add = {"name": "notes__add_note", "arguments": {"title": "bob", "text": "was here"}}
+        stolen = bob.call("call_tool", add, session_id=alice.session_id)
+        assert stolen.status_code == 404
+        assert answer(stolen)["error"]["message"] == "Session not found"
+        assert bob.delete(session_id=alice.session_id).status_code == 404
+        # alice's session is still hers, with what it discovered.
+        read = {"name": "notes__add_note", "arguments": {"title": "alice", "text": "hi"}}
+        mine = alice.call("call_tool", read)
+        assert mine.status_code == 200
+        assert answer(mine)["result"]["content"][0]["text"] == "added alice"
+
+    def test_stateless_session_ids_are_signed_for_their_identity(self, tmp_path: Path) -> None:
+        config = write_config(
+            tmp_path,
+            {"notes": server("notes")},
+            gateway={"stateless": True, "auth": {"tokens_env": "GATEWAY_TEST_TOKENS"}},
+        )
+        env = {"GATEWAY_TEST_TOKENS": f"alice:{TOKEN}, bob:another-token"}
+        gateway = GatewayProcess(config, "--port", "0", env=env)
+        try:
+            url = gateway.url()
+            alice, bob = Caller(url, TOKEN), Caller(url, "another-token")
+            assert alice.open().status_code == 200
+            assert alice.session_id
+            alice.call("search_tools", {"queries": ["add a note"]})
+            add = {"name": "notes__add_note", "arguments": {"title": "x", "text": "y"}}
+            nonce, _, signature = alice.session_id.partition(".")
+            refused = [
+                bob.call("call_tool", add, session_id=alice.session_id),  # another's
+                bob.call("call_tool", add, session_id="made-up-session"),  # never issued
+                alice.call("call_tool", add, session_id=f"{nonce}.{'0' * len(signature)}"),
+            ]
+            mine = alice.call("call_tool", add)
+        finally:
+            gateway.stop()
+        assert [response.status_code for response in refused] == [404, 404, 404]
+        assert mine.status_code == 200
+        assert answer(mine)["result"]["content"][0]["text"] == "added x"
+
+
 class TestNotifications:
+    def test_initialize_says_the_tool_list_can_change(self, notes_gateway: str) -> None:
+        async def scenario() -> bool | None:
+            async with http_client(notes_gateway) as client:
+                tools = client.server_capabilities.tools if client.server_capabilities else None
+                return tools.list_changed if tools else None
+
+        assert run(scenario) is True
+
     def test_a_client_is_told_when_a_pinned_tool_appears(self, notes_gateway: str) -> None:
         async def scenario() -> tuple[list[str], list[str]]:
             changed = anyio.Event()

@@ -292,7 +292,7 @@ class TestFilter:
                     await call(client, "notes__read_note", title="groceries"),
                 ]:
                     assert result.is_error
-                    assert text(result).startswith(("Unknown tool", "Tool 'notes__read_note' is"))
+                    assert text(result).startswith("Unknown tool")
 
         run(scenario)
         assert {phase for _, phase in asked} >= {"search", "active"}
@@ -316,3 +316,26 @@ class TestWithoutToolSearch:
         stats = next(tool for tool in tools if tool.name == "notes__note_stats")
         assert stats.title == "Note statistics"
         assert stats.output_schema is not None
+
+    def test_a_filtered_tool_answers_as_an_excluded_one(self) -> None:
+        # Saying "not available" would tell the caller that the hidden tool exists.
+        def no_reading(tool: Tool, request: Any, phase: Phase) -> bool:
+            return tool.name != "read_note"
+
+        async def scenario() -> list[str]:
+            notes = server("notes", exclude=["archive_note"])
+            settings = {"enabled": False}
+            async with serving({"notes": notes}, filter=no_reading, tool_search=settings) as (
+                _,
+                client,
+            ):
+                listed = [tool.name for tool in (await client.list_tools()).tools]
+                assert "notes__read_note" not in listed and "notes__archive_note" not in listed
+                return [
+                    text(await client.call_tool(f"notes__{name}", {"title": "groceries"}))
+                    for name in ("archive_note", "read_note")
+                ]
+
+        excluded, filtered = run(scenario)
+        assert excluded.startswith("Unknown tool 'notes__archive_note'.")
+        assert filtered.startswith("Unknown tool 'notes__read_note'.")

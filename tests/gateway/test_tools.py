@@ -132,10 +132,25 @@ class TestAuthentication:
     def test_tokens_come_from_the_environment_and_the_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setenv("GATEWAY_TOKENS", "one, two  three")
-        (tmp_path / "tokens").write_text("# team\nfour\n\nfive # laptop\none\n")
+        monkeypatch.setenv("GATEWAY_TOKENS", "one, two  ci: three")
+        (tmp_path / "tokens").write_text("# team\nalice: four\n\nfive # laptop\none\n")
         settings = AuthSettings(tokens_env="GATEWAY_TOKENS", tokens_file=tmp_path / "tokens")
-        assert load_tokens(settings) == ("one", "two", "three", "four", "five")
+        assert load_tokens(settings) == {
+            "one": "GATEWAY_TOKENS[1]",
+            "two": "GATEWAY_TOKENS[2]",
+            "three": "ci",
+            "four": "alice",
+            "five": "tokens:4",
+        }
+
+    def test_one_token_cannot_have_two_names(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("GATEWAY_TOKENS", "alice:tok-1")
+        (tmp_path / "tokens").write_text("bob: tok-1\n")
+        settings = AuthSettings(tokens_env="GATEWAY_TOKENS", tokens_file=tmp_path / "tokens")
+        with pytest.raises(ConfigError, match="one token is given two names, alice and bob"):
+            load_tokens(settings)
 
     def test_an_empty_token_file_is_an_error(self, tmp_path: Path) -> None:
         (tmp_path / "tokens").write_text("# nobody yet\n")
@@ -148,8 +163,10 @@ class TestAuthentication:
             ("127.0.0.1", True),
             ("127.0.1.1", True),
             ("localhost", True),
+            ("LOCALHOST", True),
             ("::1", True),
             ("[::1]", True),
+            ("0:0:0:0:0:0:0:1", True),
             ("0.0.0.0", False),
             ("::", False),
             ("192.168.1.10", False),
@@ -160,7 +177,7 @@ class TestAuthentication:
         assert is_loopback(host) is loopback
 
     def test_serving_beyond_loopback_needs_a_token(self) -> None:
-        check_exposure("127.0.0.1", ())
-        check_exposure("0.0.0.0", ("token",))
+        check_exposure("127.0.0.1", {})
+        check_exposure("0.0.0.0", {"token": "alice"})
         with pytest.raises(ConfigError, match=r"refusing to serve HTTP on 0\.0\.0\.0"):
-            check_exposure("0.0.0.0", ())
+            check_exposure("0.0.0.0", {})

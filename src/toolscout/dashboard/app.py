@@ -23,7 +23,6 @@ or once `/?token=...`, which sets a cookie.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -33,8 +32,6 @@ try:
     import anyio.to_thread
     from pydantic import BaseModel
     from starlette.applications import Starlette
-    from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
     from starlette.routing import Mount, Route
@@ -44,10 +41,10 @@ except ImportError as error:
     raise missing_extra("toolscout.dashboard", "starlette", "dashboard") from error
 
 from toolscout.dashboard.dashboard import Dashboard
+from toolscout.serving import LoopbackOnly, is_loopback
 
 _STATIC = ("toolscout.dashboard", "static")
 _COOKIE = "toolscout_dashboard"
-_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 _ResultT = TypeVar("_ResultT")
 
 
@@ -59,7 +56,8 @@ def dashboard_app(
     Args:
         dashboard: The state the page shows and edits.
         host: The address it is served on: on loopback, requests must name a loopback host
-            (so that another site's page cannot reach it through DNS rebinding).
+            and come from no page or a loopback one (`toolscout.serving.LoopbackOnly`), so
+            that another site's page cannot reach it, through DNS rebinding or otherwise.
         token: Required of every request when given; see `check_exposure`.
     """
     routes = [
@@ -84,14 +82,11 @@ def dashboard_app(
         Route("/api/gateway", _endpoint(lambda request: dashboard.gateway()), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[_STATIC]), name="static"),
     ]
-    middleware = []
-    if is_loopback(host):
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(_LOOPBACK_NAMES)))
     app: ASGIApp = Starlette(
-        routes=routes,
-        middleware=middleware,
-        exception_handlers={DashboardError: _mistake, 404: _not_found},
+        routes=routes, exception_handlers={DashboardError: _mistake, 404: _not_found}
     )
+    if is_loopback(host):
+        app = LoopbackOnly(app)
     if token:
         app = _TokenRequired(app, token)
     return app
@@ -110,15 +105,6 @@ def check_exposure(host: str, token: str | None) -> None:
             "set TOOLSCOUT_DASHBOARD_TOKEN (or --token-env NAME) to require one, or serve on "
             "127.0.0.1"
         )
-
-
-def is_loopback(host: str) -> bool:
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 async def _page(request: Request) -> Response:

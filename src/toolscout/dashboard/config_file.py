@@ -9,11 +9,13 @@ anew; a JSON file is rewritten whole.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -91,15 +93,29 @@ class ConfigFile:
 
     def write(self, text: str) -> None:
         """Replace the file with `text` at once: a reader sees the old file or the new one,
-        never half of it."""
-        folder = self.path.parent
+        never half of it.
+
+        A symbolic link stays one: the file it points to is replaced. The file keeps its
+        permissions; a new one gets those the umask gives.
+        """
+        target = Path(os.path.realpath(self.path))
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{self.path.name}.")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                mode: int | None = stat.S_IMODE(target.stat().st_mode)
+            except FileNotFoundError:
+                mode = None
+            # A new file gets 0o666 less the umask, as any file the user creates.
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(text)
-            os.replace(temporary, self.path)
+                if mode is not None:
+                    os.fchmod(file.fileno(), mode)
+            os.replace(temporary, target)
         except OSError as error:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
             raise DashboardError(f"{self.path}: cannot write it ({error.strerror})") from None
 
     def _data(self, text: str) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from rich.console import Console
 
 from toolscout.dashboard.app import check_exposure, dashboard_app
 from toolscout.dashboard.dashboard import Dashboard
-from toolscout.errors import ConfigError, missing_extra
+from toolscout.errors import missing_extra
+from toolscout.serving import listen, url_host
 
 try:
     import uvicorn
@@ -21,31 +22,9 @@ except ImportError as error:
 DEFAULT_PORT = 8770
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A socket listening on `host:port` (0 picks a free port).
-
-    Raises:
-        ConfigError: the address cannot be listened on (in use, not this machine's).
-    """
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-        sock.listen(128)
-    except OSError as error:
-        sock.close()
-        raise ConfigError(
-            f"the dashboard cannot listen on {host}:{port} ({error.strerror or error}); "
-            "choose another --port (0 picks a free one)"
-        ) from None
-    return sock
-
-
 def page_url(sock: socket.socket, host: str, token: str | None) -> str:
     port = sock.getsockname()[1]
-    shown = f"[{host.strip('[]')}]" if ":" in host else host
-    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+    return f"http://{url_host(host)}:{port}/" + (f"?token={token}" if token else "")
 
 
 async def serve_dashboard(
@@ -62,7 +41,7 @@ async def serve_dashboard(
         ConfigError: beyond loopback without a token, or an address that cannot be used.
     """
     check_exposure(host, token)
-    with contextlib.closing(listen(host, port)) as sock:
+    with contextlib.closing(listen(host, port, what="the dashboard")) as sock:
         app = dashboard_app(dashboard, host=host, token=token)
         config = uvicorn.Config(app, log_level="warning", lifespan="off")
         server = _Server(config)

@@ -1,59 +1,91 @@
-"""Bearer-token authentication for the HTTP transport, and the rule that keeps an
-unauthenticated gateway on loopback."""
+"""Bearer-token authentication for the HTTP transport, the identity it gives each request,
+and the rule that keeps an unauthenticated gateway on loopback.
+
+Each token has a name, its identity: `alice:3f9c...` in the tokens file or variable, or, for
+a token written without one, where it was found (`tokens.txt:3`, `TOOLSCOUT_TOKENS[2]`).
+`BearerAuth` puts the identity of the token a request carries in its ASGI scope, where the
+MCP SDK binds each session to the identity that opened it, and filters read it from
+`GatewayRequest.identity`.
+"""
 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolscout.errors import ConfigError
-from toolscout.gateway.config import AuthSettings
+from toolscout.gateway.config import AuthSettings, expand_path
+from toolscout.serving import is_loopback
+
+__all__ = ["BearerAuth", "check_exposure", "identity_of", "is_loopback", "load_tokens"]
 
 _SEPARATORS = re.compile(r"[\s,]+")
+_AFTER_NAME = re.compile(r":\s+")
+#: `name:token`; a token without a name is the whole entry.
+_NAMED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.@-]*):\s*(\S+)$")
 
 
-def load_tokens(settings: AuthSettings) -> tuple[str, ...]:
-    """The accepted tokens, from the environment variable and the file the settings name.
+def load_tokens(settings: AuthSettings) -> dict[str, str]:
+    """The accepted tokens and their names (`{token: name}`), from the environment variable
+    and the file the settings name.
 
     Raises:
-        ConfigError: a named variable is unset or empty, or a named file is missing or holds
-            no token: the gateway refuses to start rather than serve without the
-            authentication it was told to require.
+        ConfigError: a named variable is unset or empty, a named file is missing or holds no
+            token, or one token is given two names: the gateway refuses to start rather than
+            serve without the authentication it was told to require.
     """
-    tokens: list[str] = []
+    entries: list[tuple[str, str]] = []  # (entry as written, name when it has none)
     if settings.tokens_env is not None:
-        found = _SEPARATORS.split(os.environ.get(settings.tokens_env, "").strip())
-        if not any(found):
+        variable = settings.tokens_env
+        value = _AFTER_NAME.sub(":", os.environ.get(variable, "").strip())
+        items = [item for item in _SEPARATORS.split(value) if item]
+        if not items:
             raise ConfigError(
-                f"gateway.auth.tokens_env: the environment variable {settings.tokens_env} is "
-                "not set or empty; set it to one or more tokens separated by commas"
+                f"gateway.auth.tokens_env: the environment variable {variable} is not set or "
+                "empty; set it to one or more tokens separated by commas"
             )
-        tokens += [token for token in found if token]
+        entries += [(item, f"{variable}[{number}]") for number, item in enumerate(items, 1)]
     if settings.tokens_file is not None:
+        path = expand_path(settings.tokens_file)
         try:
-            text = settings.tokens_file.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise ConfigError(
-                f"gateway.auth.tokens_file: cannot read {settings.tokens_file} "
-                f"({error.strerror or error}); create it with one token per line"
+                f"gateway.auth.tokens_file: cannot read {path} ({error.strerror or error}); "
+                "create it with one token per line"
             ) from None
-        found = [line.split("#", 1)[0].strip() for line in text.splitlines()]
-        if not any(found):
+        lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        found = [(line, f"{path.name}:{number}") for number, line in enumerate(lines, 1) if line]
+        if not found:
             raise ConfigError(
-                f"gateway.auth.tokens_file: {settings.tokens_file} holds no token; write one "
-                "token per line"
+                f"gateway.auth.tokens_file: {path} holds no token; write one token per line"
             )
-        tokens += [token for token in found if token]
-    return tuple(dict.fromkeys(tokens))
+        entries += found
+    tokens: dict[str, str] = {}
+    named: dict[str, str] = {}
+    for entry, where in entries:
+        match = _NAMED.match(entry)
+        if match is None:
+            tokens.setdefault(entry, where)
+            continue
+        token, name = match[2], match[1]
+        if named.setdefault(token, name) != name:
+            raise ConfigError(
+                f"gateway.auth: one token is given two names, {named[token]} and {name}; "
+                "give each token one name"
+            )
+        tokens[token] = name  # a name given wins over where the token was written
+    return tokens
 
 
-def check_exposure(host: str, tokens: Sequence[str]) -> None:
+def check_exposure(host: str, tokens: Mapping[str, str]) -> None:
     """Refuse to serve beyond loopback without authentication.
 
     Raises:
@@ -68,29 +100,36 @@ def check_exposure(host: str, tokens: Sequence[str]) -> None:
     )
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` names this machine only (`localhost`, `127.0.0.0/8`, `::1`)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
+def identity_of(scope: Scope) -> str | None:
+    """The name of the token that authenticated an HTTP request; None without tokens."""
+    user = scope.get("user")
+    return user.access_token.client_id if isinstance(user, AuthenticatedUser) else None
 
 
 class BearerAuth:
     """ASGI middleware: an HTTP request without `Authorization: Bearer <one of the tokens>`
-    is answered 401 before it reaches the MCP server. Tokens are compared in constant time."""
+    is answered 401 before it reaches the MCP server; one with a token goes on with the
+    token's name as its identity (`identity_of`). Tokens are compared in constant time.
 
-    def __init__(self, app: ASGIApp, tokens: Sequence[str]) -> None:
+    Args:
+        tokens: The accepted tokens and their names, as `load_tokens` reads them.
+    """
+
+    def __init__(self, app: ASGIApp, tokens: Mapping[str, str]) -> None:
         if not tokens:
             raise ValueError("BearerAuth needs at least one token")
         self._app = app
-        self._tokens = [token.encode() for token in tokens]
+        self._tokens = [(token.encode(), name) for token, name in tokens.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._authorized(scope):
+        if scope["type"] != "http":
             await self._app(scope, receive, send)
+            return
+        name = self._identity(scope)
+        if name is not None:
+            # Where the SDK looks for the credential that owns a session.
+            access = AccessToken(token="", client_id=name, scopes=[])
+            await self._app({**scope, "user": AuthenticatedUser(access)}, receive, send)
             return
         body = json.dumps(
             {"error": "invalid_token", "error_description": "send Authorization: Bearer <token>"}
@@ -108,15 +147,16 @@ class BearerAuth:
         )
         await send({"type": "http.response.body", "body": body})
 
-    def _authorized(self, scope: Scope) -> bool:
+    def _identity(self, scope: Scope) -> str | None:
+        """The name of the token the request carries; None when it carries none we accept."""
         header = next(
             (value for key, value in scope.get("headers", []) if key.lower() == b"authorization"),
             b"",
         )
         scheme, _, token = header.partition(b" ")
         if scheme.lower() != b"bearer" or not token.strip():
-            return False
+            return None
         token = token.strip()
         # Every token is compared, so the time taken says nothing about which one is close.
-        matches = [hmac.compare_digest(token, known) for known in self._tokens]
-        return any(matches)
+        matches = [name for known, name in self._tokens if hmac.compare_digest(token, known)]
+        return matches[0] if matches else None

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     AliasChoices,
@@ -50,6 +50,9 @@ from toolscout.config.models import (
 )
 from toolscout.protocol.config import Mode
 
+#: 16 MiB: a few large images, far more text than a model reads.
+DEFAULT_MAX_RESULT_SIZE = 16 * 1024 * 1024
+
 Transport: TypeAlias = Literal["stdio", "http"]
 """How the gateway serves its one client (`stdio`) or many (`http`, streamable HTTP)."""
 
@@ -65,6 +68,7 @@ _UPSTREAM_TYPES = {
 _HOST_ONLY_KEYS = ("autoApprove", "alwaysAllow", "description")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_T = TypeVar("_T")
 
 
 class UpstreamSettings(BaseModel):
@@ -72,7 +76,10 @@ class UpstreamSettings(BaseModel):
     of its tools the gateway offers.
 
     `${VAR}` and `${VAR:-default}` in the command, arguments, environment, working directory,
-    URL and headers are read from the gateway's environment, as Claude Code does.
+    URL and headers are read from the gateway's environment, as Claude Code does: when the
+    server starts (`expanded()`), so that the settings, and a file written from them, keep
+    the references and never the secrets they stand for. Loading checks that each variable
+    is set (or has a default).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -126,36 +133,29 @@ class UpstreamSettings(BaseModel):
 
     @field_validator("command", "url", mode="before")
     @classmethod
-    def _expand_text(cls, value: object) -> object:
-        return expand_variables(value) if isinstance(value, str) else value
+    def _check_text(cls, value: object) -> object:
+        return check_variables(value)
 
     @field_validator("args", mode="before")
     @classmethod
-    def _expand_args(cls, value: object) -> object:
+    def _check_args(cls, value: object) -> object:
         if isinstance(value, str):
             raise ValueError("must be a list of arguments, such as [-y, server-package]")
         if isinstance(value, list | tuple):
-            return [expand_variables(item) if isinstance(item, str) else item for item in value]
+            return [check_variables(item) for item in value]
         return value
 
     @field_validator("env", "headers", mode="before")
     @classmethod
-    def _expand_values(cls, value: object) -> object:
+    def _check_values(cls, value: object) -> object:
         if isinstance(value, dict):
-            return {
-                key: expand_variables(item) if isinstance(item, str) else item
-                for key, item in value.items()
-            }
+            return {key: check_variables(item) for key, item in value.items()}
         return value
 
     @field_validator("cwd", mode="before")
     @classmethod
-    def _expand_cwd(cls, value: object, info: ValidationInfo) -> object:
-        if not isinstance(value, str):
-            return value
-        path = Path(expand_variables(value)).expanduser()
-        folder = (info.context or {}).get(CONFIG_DIR)
-        return Path(folder) / path if folder is not None and not path.is_absolute() else path
+    def _relative_cwd(cls, value: object, info: ValidationInfo) -> object:
+        return config_path(value, info)
 
     @field_validator("namespace")
     @classmethod
@@ -193,6 +193,24 @@ class UpstreamSettings(BaseModel):
             raise ValueError("headers are for HTTP servers; this one has a command")
         return self
 
+    def expanded(self) -> UpstreamSettings:
+        """These settings with every `${VAR}` read from the environment as it is now: what
+        starting the server uses. Never saved.
+
+        Raises:
+            ValueError: a variable without default is no longer set.
+        """
+        return self.model_copy(
+            update={
+                "command": expand_variables(self.command) if self.command else None,
+                "args": tuple(expand_variables(arg) for arg in self.args),
+                "env": {key: expand_variables(value) for key, value in self.env.items()},
+                "cwd": expand_path(self.cwd) if self.cwd is not None else None,
+                "url": expand_variables(self.url) if self.url else None,
+                "headers": {key: expand_variables(value) for key, value in self.headers.items()},
+            }
+        )
+
 
 class RestartSettings(BaseModel):
     """How a crashed or unreachable upstream is started again: after `initial_delay` seconds,
@@ -229,11 +247,7 @@ class AuthSettings(BaseModel):
     @field_validator("tokens_file", mode="before")
     @classmethod
     def _relative_to_config(cls, value: object, info: ValidationInfo) -> object:
-        if not isinstance(value, str):
-            return value
-        path = Path(expand_variables(value)).expanduser()
-        folder = (info.context or {}).get(CONFIG_DIR)
-        return Path(folder) / path if folder is not None and not path.is_absolute() else path
+        return config_path(value, info)
 
     @property
     def configured(self) -> bool:
@@ -269,6 +283,10 @@ class ServeSettings(BaseModel):
     its upstreams before it starts serving."""
     restart: RestartSettings = RestartSettings()
     """Backoff for crashed or unreachable upstreams."""
+    max_result_size: int = Field(default=DEFAULT_MAX_RESULT_SIZE, ge=64 * 1024)
+    """Bytes of the largest message a streamable HTTP upstream may send as one event (a
+    result, mostly): a larger one is answered with an error, and the connection stays up.
+    16 MiB by default."""
 
     @field_validator("path")
     @classmethod
@@ -365,6 +383,36 @@ def namespace_of(name: str, settings: UpstreamSettings) -> str:
         return settings.namespace
     cleaned = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_-]", "_", name)).strip("_")
     return cleaned or "server"
+
+
+def check_variables(value: _T) -> _T:
+    """`value` as it is, once every `${VAR}` in it (when it is text) is known to be set or
+    to have a default: settings keep the references, and read them when they are used.
+
+    Raises:
+        ValueError: a variable without default is not set.
+    """
+    if isinstance(value, str):
+        expand_variables(value)
+    return value
+
+
+def config_path(value: object, info: ValidationInfo) -> object:
+    """A path of the config file: `~` expanded, and relative to the file's folder unless it
+    is absolute or starts with a variable (`${HOME}/work`, read when used)."""
+    if not isinstance(value, str):
+        return value
+    check_variables(value)
+    path = Path(value).expanduser()
+    folder = (info.context or {}).get(CONFIG_DIR)
+    if folder is None or path.is_absolute() or value.startswith("${"):
+        return path
+    return Path(folder) / path
+
+
+def expand_path(path: Path) -> Path:
+    """`path` with its `${VAR}` read from the environment."""
+    return Path(expand_variables(str(path))).expanduser()
 
 
 def expand_variables(text: str) -> str:

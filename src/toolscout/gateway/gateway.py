@@ -31,14 +31,23 @@ logger = logging.getLogger("toolscout.gateway")
 @dataclass(frozen=True)
 class GatewayRequest:
     """Who is asking, handed to the filter as the request context: `filter(tool, request,
-    phase)`."""
+    phase)`.
+
+    Decide rights on `identity`: it is the name of the token the request was authenticated
+    with, which the caller cannot choose. Headers are whatever the caller chose to send.
+    """
 
     session_id: str | None
     """The MCP session: its discoveries are kept under this id. None when the client sent
-    none (a stateless request without `Mcp-Session-Id`)."""
+    none (a stateless request without `Mcp-Session-Id`). A session is bound to the identity
+    that opened it: another identity cannot use it."""
     transport: Transport
     headers: Mapping[str, str] = field(default_factory=dict)
     """The HTTP request's headers, `Authorization` left out; empty over stdio."""
+    identity: str | None = None
+    """The name of the token that authenticated the request (`alice` for the tokens file's
+    line `alice: <token>`); None when the gateway has no tokens (stdio, or HTTP on loopback
+    without `gateway.auth`)."""
     report_progress: ProgressFnT | None = field(default=None, repr=False, compare=False)
     """Sends the upstream's progress notifications on to the client."""
 
@@ -123,6 +132,7 @@ class Gateway:
                 on_tools=self._on_tools,
                 call_timeout=serve.call_timeout,
                 connect_timeout=serve.connect_timeout,
+                max_result_size=serve.max_result_size,
                 restart=serve.restart,
                 on_status=on_status,
                 errlog=errlog,

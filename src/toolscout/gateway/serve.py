@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TextIO
@@ -17,6 +19,7 @@ from toolscout.gateway.http import http_app, serve_http
 from toolscout.gateway.progress import StartupProgress
 from toolscout.gateway.server import GatewayServer
 from toolscout.protocol.policy import ToolPolicy
+from toolscout.serving import listen
 
 
 async def serve(
@@ -39,7 +42,8 @@ async def serve(
     cancelled when it stops.
 
     Raises:
-        ConfigError: HTTP beyond loopback without tokens, or tokens that cannot be read.
+        ConfigError: HTTP beyond loopback without tokens, tokens that cannot be read, or an
+            address that cannot be listened on.
     """
     updates = {
         key: value
@@ -47,43 +51,48 @@ async def serve(
         if value is not None
     }
     settings = config.gateway.model_copy(update=updates)
-    tokens: tuple[str, ...] = ()
+    tokens: dict[str, str] = {}
+    sock: socket.socket | None = None
     if settings.transport == "http":
-        tokens = load_tokens(settings.auth) if settings.auth.configured else ()
+        tokens = load_tokens(settings.auth) if settings.auth.configured else {}
         check_exposure(settings.host, tokens)
+        # Listening first: an address in use is said at once, not after the upstreams.
+        sock = listen(settings.host, settings.port, what="the gateway")
     console = console or Console(stderr=True)
     progress = StartupProgress(config.upstreams(), console)
     gateway = Gateway(config, filter=filter, on_status=progress.on_status, errlog=errlog)
     server = GatewayServer(gateway, settings.transport)
     stop = anyio.Event()
-    async with anyio.create_task_group() as group:
-        group.start_soon(_wait_for_signal, stop)
-        async with gateway.running():
-            if alongside is not None:
-                group.start_soon(alongside, gateway, server)
-            with progress:
-                await _until(stop, gateway.settled)
-            if not stop.is_set():
-                console.print(
-                    f"toolscout gateway: {progress.summary()}; "
-                    f"{gateway.search.index.engine_choice}",
-                    style="dim",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-                if settings.transport == "stdio":
+    with contextlib.closing(sock) if sock is not None else contextlib.nullcontext():
+        async with anyio.create_task_group() as group:
+            group.start_soon(_wait_for_signal, stop)
+            async with gateway.running():
+                if alongside is not None:
+                    group.start_soon(alongside, gateway, server)
+                with progress:
+                    await _until(stop, gateway.settled)
+                if not stop.is_set():
                     console.print(
-                        "serving MCP on stdio", style="dim", highlight=False, soft_wrap=True
+                        f"toolscout gateway: {progress.summary()}; "
+                        f"{gateway.search.index.engine_choice}",
+                        style="dim",
+                        highlight=False,
+                        soft_wrap=True,
                     )
-                    await _until(stop, server.serve_stdio)
-                else:
-                    await serve_http(
-                        http_app(server, settings, tokens),
-                        settings,
-                        stop=stop,
-                        on_ready=lambda url: _announce(server, console, url),
-                    )
-        group.cancel_scope.cancel()
+                    if sock is None:
+                        console.print(
+                            "serving MCP on stdio", style="dim", highlight=False, soft_wrap=True
+                        )
+                        await _until(stop, server.serve_stdio)
+                    else:
+                        await serve_http(
+                            http_app(server, settings, tokens),
+                            sock,
+                            settings,
+                            stop=stop,
+                            on_ready=lambda url: _announce(server, console, url),
+                        )
+            group.cancel_scope.cancel()
 
 
 def _announce(server: GatewayServer, console: Console, url: str) -> None:

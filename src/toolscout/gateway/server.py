@@ -30,6 +30,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 
 import toolscout
+from toolscout.gateway.auth import identity_of
 from toolscout.gateway.config import Transport
 from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
@@ -58,7 +59,7 @@ class GatewayServer:
         self._bus = InMemorySubscriptionBus()
         names = gateway.config.tool_search.meta_tool_names
         self._meta_names = frozenset(names.model_dump().values())
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _Server(
             gateway.config.gateway.name,
             version=toolscout.__version__,
             instructions=_instructions(gateway),
@@ -72,7 +73,7 @@ class GatewayServer:
         gateway.on_list_changed(self.notify_list_changed)
 
     def initialization_options(self) -> InitializationOptions:
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options()
 
     async def serve_stdio(self) -> None:
         """Serve the one client on this process's stdin and stdout, until it disconnects."""
@@ -150,6 +151,7 @@ class GatewayServer:
 
     def _request(self, ctx: ServerRequestContext[Any], **extra: Any) -> GatewayRequest:
         http = ctx.request
+        identity = None
         if http is None:
             session_id: str | None = self._stdio_session
             headers: dict[str, str] = {}
@@ -158,12 +160,13 @@ class GatewayServer:
                 key: value for key, value in http.headers.items() if key.lower() != "authorization"
             }
             session_id = headers.get("mcp-session-id") or None
+            identity = identity_of(http.scope)
         if session_id is not None:
             self._sessions[session_id] = ctx.session
             self._sessions.move_to_end(session_id)
             if len(self._sessions) > _MAX_SESSIONS:
                 self._sessions.popitem(last=False)
-        return GatewayRequest(session_id, self.transport, headers, **extra)
+        return GatewayRequest(session_id, self.transport, headers, identity, **extra)
 
     async def _names(self, request: GatewayRequest) -> list[str]:
         definitions = await self.gateway.search.aprepare(
@@ -181,6 +184,24 @@ class GatewayServer:
             name=definition.name,
             description=definition.description,
             input_schema=definition.input_schema,
+        )
+
+
+class _Server(Server[Any]):
+    """The low-level server, which tells every client, whatever its transport, that it
+    sends `notifications/tools/list_changed` (the SDK's HTTP transport asks for the
+    options without any)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
         )
 
 

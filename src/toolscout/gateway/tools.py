@@ -24,6 +24,8 @@ from toolscout.gateway.config import UpstreamSettings
 logger = logging.getLogger("toolscout.gateway")
 
 Handler = Callable[..., Any]
+#: Characters of an upstream's tool name that messages quote.
+_SHOWN_LENGTH = 64
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def offered_tools(
         if not select(name, settings):
             continue
         if name in seen:
-            skipped.append(f"{name!r} is listed twice; the first is kept")
+            skipped.append(f"{shown(name)} is listed twice; the first is kept")
             continue
         seen.add(name)
         always = name in pinned
@@ -101,13 +103,21 @@ def offered_tools(
                 handler=handler(name),
             )
         except (ToolScoutError, ValueError) as error:
-            skipped.append(f"{name!r} is skipped: {_reason(error)}")
+            skipped.append(f"{shown(name)} is skipped: {_reason(error)}")
             continue
         offered.append(OfferedTool(tool, definition))
     missing = sorted(set(settings.pinned) - seen)
     if missing:
-        skipped += [f"pinned tool {name!r} is not among the server's tools" for name in missing]
+        skipped += [f"pinned tool {shown(n)} is not among the server's tools" for n in missing]
     return offered, skipped
+
+
+def shown(name: str, limit: int = _SHOWN_LENGTH) -> str:
+    """An upstream's tool name as a log line or a message quotes it: `repr`, and cut after
+    `limit` characters (`'aaaa'… (10,000 characters)`), since a server may send anything."""
+    if len(name) <= limit:
+        return repr(name)
+    return f"{name[:limit]!r}… ({len(name):,} characters)"
 
 
 def sync_namespace(catalog: Catalog, namespace: str, tools: Sequence[Tool]) -> SyncReport:

@@ -13,8 +13,10 @@ which every server supports and which delivers `tools/list_changed` on the sessi
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import math
+import re
 import shlex
 import sys
 import time
@@ -38,7 +40,8 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
 import toolscout
-from toolscout.gateway.config import RestartSettings, UpstreamSettings
+from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
+from toolscout.gateway.tools import shown
 
 logger = logging.getLogger("toolscout.gateway")
 
@@ -50,6 +53,10 @@ UpstreamState: TypeAlias = Literal["starting", "connected", "restarting"]
 _MAX_PAGES = 100
 #: Seconds a server that reported a transport fault has to answer a `tools/list`.
 _PROBE_TIMEOUT = 5.0
+#: In what the SDK says when it gives up on an event over `max_sse_event_size`.
+_TOO_LARGE = "byte limit"
+#: A UTF-16 surrogate on its own: text JSON can carry and no UTF-8 encoder can write.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CLIENT_INFO = types.Implementation(name="toolscout-gateway", version=toolscout.__version__)
 _TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
     httpx2.HTTPError,
@@ -100,6 +107,7 @@ class Upstream:
         on_tools: Receives its tools each time they are listed.
         call_timeout: Seconds a call may take, unless `settings.timeout` says otherwise.
         connect_timeout: Seconds to start it and list its tools.
+        max_result_size: Bytes of the largest event a streamable HTTP server may send.
         restart: The backoff between attempts.
         on_status: Told of every change of state.
         errlog: Where a stdio server's stderr goes.
@@ -115,6 +123,7 @@ class Upstream:
         call_timeout: float,
         connect_timeout: float,
         restart: RestartSettings,
+        max_result_size: int = DEFAULT_MAX_RESULT_SIZE,
         on_status: StatusCallback | None = None,
         errlog: TextIO | None = None,
     ) -> None:
@@ -123,6 +132,7 @@ class Upstream:
         self.namespace = namespace
         self.timeout = settings.timeout or call_timeout
         self.connect_timeout = connect_timeout
+        self.max_result_size = max_result_size
         self._restart = restart
         self._on_tools = on_tools
         self._on_status = on_status
@@ -235,7 +245,7 @@ class Upstream:
         entered under a cancel scope that ends first.
         """
         async with AsyncExitStack() as stack:
-            settings = self.settings
+            settings = self.settings.expanded()  # `${VAR}` read now, kept nowhere else
             if settings.command:
                 parameters = StdioServerParameters(
                     command=settings.command,
@@ -251,7 +261,9 @@ class Upstream:
                 http = create_mcp_http_client(headers=dict(settings.headers) or None)
                 await stack.enter_async_context(http)
                 read, write = await stack.enter_async_context(
-                    streamable_http_client(settings.url, http_client=http)
+                    streamable_http_client(
+                        settings.url, http_client=http, max_sse_event_size=self.max_result_size
+                    )
                 )
             closed = (
                 "it closed the connection (did its process exit?)"
@@ -310,13 +322,21 @@ class Upstream:
         if connection is None:
             return error_result(self._unavailable(tool))
         try:
-            return await connection.session.call_tool(
+            result = await connection.session.call_tool(
                 tool,
                 arguments,
                 read_timeout_seconds=self.timeout,
                 progress_callback=progress,
             )
         except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED and _TOO_LARGE in error.message:
+                # The SDK gives up on the one response; the session itself is fine.
+                return error_result(
+                    f"The result of {shown(tool)} on {self.name!r} is larger than "
+                    f"{self.max_result_size:,} bytes (gateway.max_result_size), so the gateway "
+                    "did not take it. Ask for less (a narrower query, fewer items, a smaller "
+                    "file), or raise gateway.max_result_size."
+                )
             if error.code == types.CONNECTION_CLOSED:
                 connection.lose(connection.closed_reason)
                 return error_result(
@@ -339,6 +359,13 @@ class Upstream:
                 f"The call to {tool!r} on {self.name!r} failed in transit "
                 f"({type(error).__name__}: {error}); the gateway is checking the connection."
             )
+        where = _not_unicode(result.model_dump(by_alias=True, exclude_none=True))
+        if where is not None:
+            return error_result(
+                f"The result of {shown(tool)} on {self.name!r} holds text that is not valid "
+                f"Unicode (a lone surrogate, at {where}), so the gateway cannot pass it on."
+            )
+        return result
 
     def _unavailable(self, tool: str) -> str:
         status = self._status
@@ -387,7 +414,15 @@ async def list_tools(session: ClientSession) -> tuple[list[types.Tool], list[str
         except ValidationError:
             page, skipped = await _salvaged_page(session, params)
             problems += skipped
-        tools += page.tools
+        for tool in page.tools:
+            where = _not_unicode(tool.model_dump(by_alias=True, exclude_none=True))
+            if where is None:
+                tools.append(tool)
+            else:
+                problems.append(
+                    f"{shown(tool.name)} is skipped: its {where or 'definition'} is not valid "
+                    "Unicode (a lone surrogate)"
+                )
         cursor = page.next_cursor
         if not cursor:
             break
@@ -418,7 +453,7 @@ async def _salvaged_page(
     problems: list[str] = []
     for position, item in enumerate(items):
         name = item.get("name") if isinstance(item, dict) else None
-        label = repr(name) if isinstance(name, str) else f"tools[{position}]"
+        label = shown(name) if isinstance(name, str) else f"tools[{position}]"
         try:
             validate_server_result("tools/list", version, {"tools": [item]})
             tools.append(types.Tool.model_validate(item, by_name=False))
@@ -493,6 +528,8 @@ class _WatchedStream:
         except anyio.EndOfStream:  # the other end closed: the server is gone
             self._ended()
             raise
+        if isinstance(item, ValidationError):
+            return _read_leniently(item) or item
         return item
 
     def __aiter__(self) -> Self:
@@ -521,6 +558,54 @@ class _WatchedStream:
 
     def _ended(self) -> None:
         self._connection.lose(self._connection.closed_reason)
+
+
+def _read_leniently(error: ValidationError) -> SessionMessage | None:
+    """A response the SDK's JSON parser refused, read with Python's, when the text is JSON
+    that holds a string which is not Unicode: a lone surrogate escape such as `"\\ud800"`,
+    which JSON's grammar allows. What is wrong in it is then judged where it matters (the
+    one tool of a listing is left out, a result is refused) instead of the whole message
+    being lost and its request left to time out. None for anything else."""
+    details = error.errors(include_url=False)
+    if len(details) != 1 or details[0]["type"] != "json_invalid":
+        return None
+    raw = details[0].get("input")
+    if not isinstance(raw, str | bytes):
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(json.loads(raw), by_name=False)
+    except (ValueError, RecursionError):
+        return None
+    return SessionMessage(message) if isinstance(message, types.JSONRPCResponse) else None
+
+
+def _unless_read_leniently(record: logging.LogRecord) -> bool:
+    """A filter for the SDK's stdio log: its traceback for a line it cannot parse is left
+    out when the gateway reads the line itself."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not (isinstance(error, ValidationError) and _read_leniently(error) is not None)
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_unless_read_leniently)
+
+
+def _not_unicode(value: Any) -> str | None:
+    """Where `value` (JSON data) holds text that is not valid Unicode, as a dotted path
+    (`inputSchema.properties`), or None when all of it is."""
+    pending: list[tuple[str, Any]] = [("", value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return path
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return path
+                pending.append((f"{path}.{key}" if path else str(key), child))
+        elif isinstance(item, list | tuple):
+            pending += [(f"{path}.{i}" if path else str(i), child) for i, child in enumerate(item)]
+    return None
 
 
 class _ConnectionLost(Exception):

@@ -527,6 +527,8 @@ class ToolSearch:
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
                 elif await policy.allows(tool, "load"):
                     return self._error(call, self._how_to_discover(name, native))
+        elif tool is not None and not await policy.allows(tool, "active"):
+            tool = None  # a tool the filter leaves out of the list is unknown, as if excluded
         if tool is None:
             return self._error(
                 call, f"Unknown tool {name!r}.{await self._did_you_mean(name, step)}"

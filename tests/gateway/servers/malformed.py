@@ -32,6 +32,20 @@ TOOLS: list[Any] = [
     {"name": "no_schema", "description": "No input schema at all."},
     {"name": "bad_required", "inputSchema": {"type": "object", "required": "word"}},
     42,
+    # Text that is not Unicode: a lone surrogate, which JSON's escapes can carry.
+    {
+        "name": "broken_text",
+        "description": "Spell a word \ud800 backwards.",
+        "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
+    },
+    # A name no message should quote in full.
+    {"name": "n" * 10_000, "inputSchema": {"type": "object"}},
+    # Well formed, but its result is not Unicode.
+    {
+        "name": "garbled_word",
+        "description": "Garble a word beyond repair.",
+        "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
+    },
 ]
 
 
@@ -48,7 +62,10 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     elif method == "tools/list":
         result = {"tools": TOOLS}
     elif method == "tools/call":
-        word = str((message.get("params") or {}).get("arguments", {}).get("word", ""))
+        params = message.get("params") or {}
+        word = str(params.get("arguments", {}).get("word", ""))
+        if params.get("name") == "garbled_word":
+            word += "\udc80"
         result = {"content": [{"type": "text", "text": f"{word}: {len(word)} letters"}]}
     elif method == "ping":
         result = {}
