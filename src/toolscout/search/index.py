@@ -287,14 +287,22 @@ def _interleaved(
 ) -> list[SearchHit]:
     """The whole request's first hits, then the first hit of each need in turn, then the
     second of each..., each tool once, until there are k: every need gets its best tools in
-    before any gets its fifth."""
+    before any gets its fifth.
+
+    A hit's normalized score is capped by those of the hits above it, so that scores never
+    rise down the results: a need's best tool can rank above a stronger match of the whole
+    request, and then shows the lower score."""
     hits: list[SearchHit] = []
     seen: set[str] = set()
+    ceiling = 1.0
 
     def add(hit: SearchHit, need: str | None) -> bool:
+        nonlocal ceiling
         if hit.tool.id not in seen:
             seen.add(hit.tool.id)
-            hits.append(dataclasses.replace(hit, rank=len(hits) + 1, need=need))
+            ceiling = min(ceiling, hit.normalized_score)
+            rank = len(hits) + 1
+            hits.append(dataclasses.replace(hit, rank=rank, need=need, normalized_score=ceiling))
         return len(hits) == k
 
     whole, rest = rankings[0], rankings[1:]
