@@ -232,4 +232,5 @@ class TestIssueOrder:
             "duplicate-description",
             "undocumented-parameter",
             "name-collision",
+            "keyword-stuffing",
         )

@@ -59,6 +59,12 @@ _MATCHES_CACHE_LIMIT = 100_000
 # Postings entries (tool, score pairs) the cache may hold as copies, merged or reweighted.
 _POSTINGS_CACHE_LIMIT = 2_000_000
 
+# Fields that support what a tool's name and description say (see `supporting_cap`).
+_SUPPORTING_FIELDS: frozenset[Field] = frozenset(
+    {"parameter_names", "parameter_descriptions", "enum_values", "tags"}
+)
+_SUPPORTING = np.array([name in _SUPPORTING_FIELDS for name in FIELDS])
+
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
 _PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
 
@@ -77,6 +83,11 @@ class BM25Options:
     """Match words from the built-in synonym table (create/add/new, delete/remove...)."""
     synonym_weight: float = 0.5
     """A synonym match counts this fraction of an exact match."""
+    unconfirmed_synonym_weight: float = 0.25
+    """A synonym match counts this fraction of `synonym_weight` in a tool that matches no
+    other word of the query: without a second word to confirm it, the synonym is as likely
+    to be of another sense (`book` a flight for "schedule a meeting", an `issue` for "a plane
+    ticket"). One-word queries have nothing to confirm with, and keep the full weight."""
     prefix_weight: float = 0.5
     """A prefix match (`weath` → `weather`) counts this fraction of an exact match."""
     word_pairs: bool = True
@@ -87,6 +98,11 @@ class BM25Options:
     """Multiply each tool's score by the share of the query's words it matches (of those the
     catalog has at all): a tool that matches four of five words outranks one that matches a
     single rare word, however strongly."""
+    supporting_cap: float = 1.0
+    """The most the supporting fields (parameter names and descriptions, enum values, tags)
+    add for one query term, together, as a multiple of one mention in a description of
+    average length: they tell tools apart, but a tool cannot outrank one whose name and
+    description say the query by listing its words in fifty parameters or tags."""
     pair_weight: float = 0.75
     """A word-pair match counts this fraction of a single-word match (on top of the words
     themselves, which match too)."""
@@ -112,7 +128,14 @@ class BM25Options:
                 "the name or the description field must have a weight above 0: scores are "
                 "measured against a match in them"
             )
-        for name in ("synonym_weight", "prefix_weight", "pair_weight"):
+        if self.supporting_cap < 0:
+            raise SearchConfigError("supporting_cap must be >= 0")
+        for name in (
+            "synonym_weight",
+            "unconfirmed_synonym_weight",
+            "prefix_weight",
+            "pair_weight",
+        ):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchConfigError(f"{name} must be between 0 and 1")
         if self.min_prefix_length < 2:
@@ -148,12 +171,20 @@ class _TermMatches(NamedTuple):
     alternatives: tuple[_Alternative, ...]
     """The catalog terms it matches (exactly, as synonyms, as prefixes), for explanations."""
     rows: npt.NDArray[np.int32]
-    """The tools it matches, each once..."""
+    """The tools it matches exactly (or as a prefix), each once..."""
     scores: npt.NDArray[np.float64]
     """...and its weighted score in each, its best alternative's: a word counts once."""
+    synonym_rows: npt.NDArray[np.int32]
+    """The tools where a synonym scores above the term itself..."""
+    synonym_scores: npt.NDArray[np.float64]
+    """...and by how much: a synonym's score, less the term's own in that tool."""
+    synonym_only: npt.NDArray[np.int32]
+    """The tools it matches only through a synonym (those of `synonym_rows` not in `rows`)."""
 
 
-_NO_MATCHES = _TermMatches((), np.zeros(0, dtype=np.int32), np.zeros(0))
+_NO_ROWS = np.zeros(0, dtype=np.int32)
+_NO_SCORES = np.zeros(0)
+_NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES, _NO_ROWS)
 
 
 class _MatchCache:
@@ -169,9 +200,10 @@ class _MatchCache:
         if len(self.matches) >= _MATCHES_CACHE_LIMIT:
             return
         if copied:
-            if self._copied_entries + len(matches.rows) > _POSTINGS_CACHE_LIMIT:
+            entries = len(matches.rows) + len(matches.synonym_rows)
+            if self._copied_entries + entries > _POSTINGS_CACHE_LIMIT:
                 return
-            self._copied_entries += len(matches.rows)
+            self._copied_entries += entries
         self.matches[key] = matches
 
 
@@ -181,6 +213,9 @@ class _IndexState:
 
     tools: tuple[_AnalysedTool, ...]
     matrix: sparse.csc_matrix  # tools × terms, BM25 weight × idf
+    # Column → its postings (tools, scores) in names, namespaces and descriptions alone, for
+    # the terms that are some query word's synonym: a synonym is matched there only.
+    synonym_postings: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]
     idf: npt.NDArray[np.float64]
     terms: list[str]  # by column
     sorted_terms: list[str]  # terms present in the current tools, for prefix look-up
@@ -199,6 +234,7 @@ class BM25Engine(SearchEngine):
         self._synonyms = (
             synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
         )
+        self._synonym_targets = sorted({t for others in self._synonyms.values() for t in others})
         self._field_weights = np.array(
             [self.options.field_weights.get(name, 0.0) for name in FIELDS], dtype=np.float64
         )
@@ -237,25 +273,45 @@ class BM25Engine(SearchEngine):
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
         # Each query term's postings (its best match per tool) are cached per index state, so
-        # scoring is one pass over them all, whatever the number of terms and synonyms.
-        row_arrays = [matches.rows for _, matches in groups]
-        rows = np.concatenate(row_arrays)
+        # scoring is a few passes over them all, whatever the number of terms and synonyms.
+        rows = np.concatenate([matches.rows for _, matches in groups])
         weights = np.concatenate([matches.scores for _, matches in groups])
         evidence = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
-        # How strongly a tool matches (`evidence`, behind normalized_score and thresholds) is
-        # kept apart from how it ranks (`scores`, times the share of query words matched).
-        scores = evidence
-        if self.options.coordination and words_in_catalog > 1:
+        words = [matches for _, matches in groups[:words_in_catalog]]
+        synonym_rows = [m.synonym_rows for _, m in groups if len(m.synonym_rows)]
+        matched_words = None
+        if words_in_catalog > 1 and (self.options.coordination or synonym_rows):
             # The words (not word pairs) come first, and each word's rows are distinct, so
             # counting their rows counts the words a tool matched.
-            word_entries = sum(map(len, row_arrays[:words_in_catalog]))
-            matched_words = np.bincount(rows[:word_entries], minlength=n_tools)
+            matched_words = np.bincount(
+                np.concatenate(
+                    [rows[: sum(len(m.rows) for m in words)]]
+                    + [m.synonym_only for m in words if len(m.synonym_only)]
+                ),
+                minlength=n_tools,
+            )
+        if synonym_rows:
+            synonym_tools = np.concatenate(synonym_rows)
+            gains = np.concatenate([m.synonym_scores for _, m in groups if len(m.synonym_rows)])
+            if matched_words is not None:
+                # A synonym counts in full where the tool matches another query word too.
+                unconfirmed = matched_words[synonym_tools] < 2
+                gains = np.where(
+                    unconfirmed, gains * self.options.unconfirmed_synonym_weight, gains
+                )
+            evidence += np.bincount(synonym_tools, gains, minlength=n_tools)
+        scores = evidence
+        if self.options.coordination and matched_words is not None:
+            # Times the share of the query's words the tool matches (of those the catalog has).
             scores = evidence * (matched_words / words_in_catalog)
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
 
         # Every tool's normalized score in one pass: cheaper than picking out candidates first.
-        normalized = evidence / (evidence + scale)
+        # It grows with the score that ranks, so it never rises down the ranking: the evidence
+        # times the number of query words matched (the score times the query's word count).
+        strength = scores * words_in_catalog if scores is not evidence else evidence
+        normalized = strength / (strength + scale)
         # Reaching the threshold takes evidence, hence a nonzero score (a word pair's tools
         # match its words too). A boolean mask is also much faster to search than floats.
         candidates = (normalized >= threshold if threshold > 0 else scores != 0).nonzero()[0]
@@ -320,7 +376,10 @@ class BM25Engine(SearchEngine):
         row_of_entry = np.repeat(np.arange(n_tools * n_fields), np.diff(occurrences.indptr))
         rows, field_ids = np.divmod(row_of_entry, n_fields)
         columns = occurrences.indices
-        frequencies = occurrences.data
+        supporting = _SUPPORTING[field_ids]
+        # A supporting field says a word or it does not: fifty parameters that repeat it say
+        # it once.
+        frequencies = np.where(supporting, 1.0, occurrences.data)
         lengths = lengths.astype(np.float64)
         # Average over the tools that have the field: most tools have no tags or namespace,
         # and counting them would make every tagged tool look long.
@@ -330,8 +389,24 @@ class BM25Engine(SearchEngine):
         weights = (
             self._field_weights[field_ids] * frequencies * (k1 + 1) / (frequencies + k1 * norm)
         )
-        matrix = sparse.csc_matrix((weights, (rows, columns)), shape=(n_tools, n_terms))
+        main = ~supporting
+        matrix = sparse.csc_matrix(
+            (weights[main], (rows[main], columns[main])), shape=(n_tools, n_terms)
+        )
         matrix.sum_duplicates()
+        if supporting.any():
+            # What the supporting fields add to a term, together, is capped.
+            extra = sparse.csc_matrix(
+                (weights[supporting], (rows[supporting], columns[supporting])),
+                shape=(n_tools, n_terms),
+            )
+            extra.sum_duplicates()
+            np.minimum(extra.data, self.options.supporting_cap, out=extra.data)
+            main_matrix = matrix
+            matrix = (matrix + extra).tocsc()
+            matrix.sort_indices()
+        else:
+            main_matrix = matrix
         document_frequency = np.diff(matrix.indptr)
         idf = np.log1p((n_tools - document_frequency + 0.5) / (document_frequency + 0.5))
         idf[document_frequency == 0] = 0.0
@@ -343,6 +418,7 @@ class BM25Engine(SearchEngine):
         return _IndexState(
             tools=tools,
             matrix=matrix,
+            synonym_postings=self._synonym_postings(main_matrix, idf),
             idf=idf,
             terms=terms,
             sorted_terms=[terms[c] for c in order],
@@ -350,6 +426,23 @@ class BM25Engine(SearchEngine):
             sorted_lengths=np.array([len(terms[c]) for c in order], dtype=np.int64),
             score_scale=self._score_scale(n_tools),
         )
+
+    def _synonym_postings(
+        self, main_matrix: sparse.csc_matrix, idf: npt.NDArray[np.float64]
+    ) -> dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
+        """The postings in names, namespaces and descriptions of the terms that are some
+        word's synonym: a synonym is matched where a tool says what it does, not in its
+        parameters, where "end" is a time and "text" a field."""
+        postings = {}
+        indptr, indices, data = main_matrix.indptr, main_matrix.indices, main_matrix.data
+        for term in self._synonym_targets:
+            column = self._vocabulary.get(term)
+            if column is None or column >= len(idf) or idf[column] == 0:
+                continue
+            start, end = indptr[column], indptr[column + 1]
+            if start < end:
+                postings[column] = (indices[start:end], data[start:end] * idf[column])
+        return postings
 
     def _score_scale(self, n_tools: int) -> float:
         """The score of one query word that only this tool has, found once in both its name
@@ -385,7 +478,7 @@ class BM25Engine(SearchEngine):
             pair_terms = [f"{first.term} {second.term}" for first, second in pairs]
             # Most adjacent words never meet in a tool: one pass over the vocabulary finds the
             # pairs that do, before any is cached.
-            known = map(self._vocabulary.__contains__, pair_terms)
+            known = [term in self._vocabulary or term in self._synonyms for term in pair_terms]
             for (first, second), term, in_vocabulary in zip(pairs, pair_terms, known, strict=True):
                 if not in_vocabulary or term in seen:
                     continue
@@ -400,28 +493,51 @@ class BM25Engine(SearchEngine):
         """What a query term matches in the index, remembered for the next query."""
         alternatives = self._alternatives(*key, state)
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
-        if not alternatives:
-            matches, copied = _NO_MATCHES, False
-        elif len(alternatives) == 1:
-            alt = alternatives[0]
+        own = [alt for alt in alternatives if alt.kind != "synonym"]
+        synonyms = [alt for alt in alternatives if alt.kind == "synonym"]
+        copied = bool(synonyms)
+        if not own:
+            rows, scores = _NO_ROWS, _NO_SCORES
+        elif len(own) == 1:
+            alt = own[0]
             start, end = indptr[alt.column], indptr[alt.column + 1]
-            scores = data[start:end]
-            copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
-            if copied:
-                scores = alt.weight * scores
-            matches = _TermMatches(alternatives, indices[start:end], scores)
+            rows, scores = indices[start:end], data[start:end]
+            if alt.weight != 1:  # an exact word's scores are the matrix's own: a view
+                scores, copied = alt.weight * scores, True
         else:
-            # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
-            # once. Scores are >= 0, so -1 marks the tools that no alternative matches.
-            spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in alternatives]
-            best = np.full(len(state.tools), -1.0)
-            np.maximum.at(
-                best,
+            # Several prefixes: each tool's best one, so a word counts once.
+            spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in own]
+            rows, scores = _best_per_tool(
+                len(state.tools),
                 np.concatenate([indices[start:end] for start, end, _ in spans]),
                 np.concatenate([weight * data[start:end] for start, end, weight in spans]),
             )
-            rows = (best >= 0).nonzero()[0].astype(np.int32)
-            matches, copied = _TermMatches(alternatives, rows, best[rows]), True
+            copied = True
+        if synonyms:
+            postings = [state.synonym_postings[alt.column] for alt in synonyms]
+            synonym_rows, synonym_scores = _best_per_tool(
+                len(state.tools),
+                np.concatenate([tools for tools, _ in postings]),
+                np.concatenate(
+                    [
+                        alt.weight * tool_scores
+                        for alt, (_, tool_scores) in zip(synonyms, postings, strict=True)
+                    ]
+                ),
+            )
+            # A synonym adds what it scores above the term itself: a word counts once.
+            own_scores = np.zeros(len(state.tools))
+            own_scores[rows] = scores
+            gain = synonym_scores - own_scores[synonym_rows]
+            better = gain > 0
+            matched = np.zeros(len(state.tools), dtype=bool)
+            matched[rows] = True
+            synonym_only = synonym_rows[~matched[synonym_rows]]
+            matches = _TermMatches(
+                alternatives, rows, scores, synonym_rows[better], gain[better], synonym_only
+            )
+        else:
+            matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES, _NO_ROWS)
         state.cache.add(key, matches, copied=copied)
         return matches
 
@@ -434,8 +550,8 @@ class BM25Engine(SearchEngine):
             weight = self.options.pair_weight if " " in term else 1.0
             found[exact] = _Alternative(exact, weight, "exact")
         for synonym in self._synonyms.get(term, ()):
-            column = self._present_column(synonym, state)
-            if column is not None and column not in found:
+            column = self._vocabulary.get(synonym)
+            if column in state.synonym_postings and column not in found:
                 found[column] = _Alternative(column, self.options.synonym_weight, "synonym")
         # Prefix matching is for partial words: a word the catalog has is matched exactly.
         if exact is None and may_prefix_match:
@@ -487,6 +603,16 @@ def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.in
     return np.fromiter(map(vocabulary.__getitem__, terms), dtype=np.int32, count=len(terms))
 
 
+def _best_per_tool(
+    n_tools: int, rows: npt.NDArray[np.int32], scores: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+    """The tools among `rows`, each once, with its best score (scores are >= 0)."""
+    best = np.full(n_tools, -1.0)
+    np.maximum.at(best, rows, scores)
+    tools = (best >= 0).nonzero()[0].astype(np.int32)
+    return tools, best[tools]
+
+
 def _explain(
     groups: list[tuple[QueryTerm, _TermMatches]], state: _IndexState, position: int
 ) -> tuple[MatchedTerm, ...]:
@@ -498,12 +624,20 @@ def _explain(
         MatchedTerm(
             query_term=query_term.word,
             index_term=state.terms[alt.column],
-            fields=tuple(name for i, name in enumerate(FIELDS) if i in found),
+            fields=fields,
             kind=alt.kind,
         )
         for query_term, matches in groups
         for alt in matches.alternatives
         if (found := fields_of_term.get(alt.column))
+        # A synonym is matched in names, namespaces and descriptions only.
+        and (
+            fields := tuple(
+                name
+                for i, name in enumerate(FIELDS)
+                if i in found and not (alt.kind == "synonym" and _SUPPORTING[i])
+            )
+        )
     )
 
 
@@ -517,6 +651,7 @@ def _empty_state() -> _IndexState:
         sorted_columns=np.zeros(0, dtype=np.int64),
         sorted_lengths=np.zeros(0, dtype=np.int64),
         score_scale=1.0,
+        synonym_postings={},
     )
 
 
