@@ -188,26 +188,32 @@ def identifier_words(identifier: str) -> list[str]:
     ]
 
 
-def single_words(query_terms: Iterable[QueryTerm]) -> list[QueryTerm]:
+def single_words(query_terms: Iterable[QueryTerm], *, ascii_only: bool = False) -> list[QueryTerm]:
     """The query terms that are words, not whole identifiers (`get_current_weather`,
-    `v2-api`), in order with repeats: the words that pair up, as `word_pairs` pairs them."""
-    return [query_term for query_term in query_terms if _pairable(query_term.term)]
+    `v2-api`) nor CJK characters, in order with repeats: the words that pair up, as
+    `word_pairs` pairs them. `ascii_only` says the terms come from ASCII text, which has no
+    CJK characters to leave out."""
+    words = [query_term for query_term in query_terms if _no_separator(query_term.term)]
+    if not ascii_only and not "".join([query_term.term for query_term in words]).isascii():
+        words = [query_term for query_term in words if not _is_cjk(query_term.term)]
+    return words
 
 
 def word_pairs(terms: Sequence[str]) -> list[str]:
     """Each two adjacent terms as one `"first second"` term, skipping whole identifiers
-    (their parts are already in the sequence): `current weather`, `area triangl`."""
-    words = [term for term in terms if _pairable(term)]
+    (their parts are already in the sequence) and CJK characters (paired already):
+    `current weather`, `area triangl`."""
+    words = [term for term in terms if _no_separator(term)]
+    if not "".join(words).isascii():  # one pass in C: most tool text is ASCII
+        words = [term for term in words if not _is_cjk(term)]
     return [f"{first} {second}" for first, second in itertools.pairwise(words)]
 
 
 _no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
 
 
-def _pairable(term: str) -> bool:
-    """Whether `term` is a word that pairs with its neighbours: not a whole identifier (its
-    parts are in the sequence), nor CJK characters (already paired with their neighbours)."""
-    return _no_separator(term) and (term.isascii() or _CJK_RUN.match(term) is None)
+def _is_cjk(term: str) -> bool:
+    return not term.isascii() and _CJK_RUN.match(term) is not None
 
 
 def normalize(text: str) -> str:

@@ -171,20 +171,18 @@ class _TermMatches(NamedTuple):
     alternatives: tuple[_Alternative, ...]
     """The catalog terms it matches (exactly, as synonyms, as prefixes), for explanations."""
     rows: npt.NDArray[np.int32]
-    """The tools it matches exactly (or as a prefix), each once..."""
+    """The tools it matches, each once..."""
     scores: npt.NDArray[np.float64]
     """...and its weighted score in each, its best alternative's: a word counts once."""
     synonym_rows: npt.NDArray[np.int32]
-    """The tools where a synonym scores above the term itself..."""
+    """The tools of `rows` it matches only through a synonym..."""
     synonym_scores: npt.NDArray[np.float64]
-    """...and by how much: a synonym's score, less the term's own in that tool."""
-    synonym_only: npt.NDArray[np.int32]
-    """The tools it matches only through a synonym (those of `synonym_rows` not in `rows`)."""
+    """...and its score in each (which a query may lower, see `unconfirmed_synonym_weight`)."""
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int32)
 _NO_SCORES = np.zeros(0)
-_NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES, _NO_ROWS)
+_NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES)
 
 
 class _MatchCache:
@@ -200,7 +198,7 @@ class _MatchCache:
         if len(self.matches) >= _MATCHES_CACHE_LIMIT:
             return
         if copied:
-            entries = len(matches.rows) + len(matches.synonym_rows)
+            entries = len(matches.rows) + len(matches.synonym_rows)  # both copies
             if self._copied_entries + entries > _POSTINGS_CACHE_LIMIT:
                 return
             self._copied_entries += entries
@@ -239,6 +237,8 @@ class BM25Engine(SearchEngine):
             [self.options.field_weights.get(name, 0.0) for name in FIELDS], dtype=np.float64
         )
         self._vocabulary: dict[str, int] = {}
+        # Word pairs with synonyms ("web page") are looked up like the pairs tools have.
+        _term_ids(self._vocabulary, [term for term in self._synonyms if " " in term])
         self._analysed: dict[str, tuple[Tool, _AnalysedTool]] = {}
         self._state = _empty_state()
 
@@ -274,63 +274,61 @@ class BM25Engine(SearchEngine):
             return RankedCandidates((), (), (), notice=notice)
         # Each query term's postings (its best match per tool) are cached per index state, so
         # scoring is a few passes over them all, whatever the number of terms and synonyms.
-        rows = np.concatenate([matches.rows for _, matches in groups])
+        row_arrays = [matches.rows for _, matches in groups]
+        rows = np.concatenate(row_arrays)
         weights = np.concatenate([matches.scores for _, matches in groups])
-        evidence = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
-        words = [matches for _, matches in groups[:words_in_catalog]]
-        synonym_rows = [m.synonym_rows for _, m in groups if len(m.synonym_rows)]
+        scores = np.bincount(rows, weights, minlength=n_tools)
         matched_words = None
-        if words_in_catalog > 1 and (self.options.coordination or synonym_rows):
+        by_synonym: list[_TermMatches] = []
+        if words_in_catalog > 1:
             # The words (not word pairs) come first, and each word's rows are distinct, so
             # counting their rows counts the words a tool matched.
             matched_words = np.bincount(
-                np.concatenate(
-                    [rows[: sum(len(m.rows) for m in words)]]
-                    + [m.synonym_only for m in words if len(m.synonym_only)]
-                ),
-                minlength=n_tools,
+                rows[: sum(map(len, row_arrays[:words_in_catalog]))], minlength=n_tools
             )
-        if synonym_rows:
-            synonym_tools = np.concatenate(synonym_rows)
-            gains = np.concatenate([m.synonym_scores for _, m in groups if len(m.synonym_rows)])
-            if matched_words is not None:
-                # A synonym counts in full where the tool matches another query word too.
-                unconfirmed = matched_words[synonym_tools] < 2
-                gains = np.where(
-                    unconfirmed, gains * self.options.unconfirmed_synonym_weight, gains
-                )
-            evidence += np.bincount(synonym_tools, gains, minlength=n_tools)
-        scores = evidence
-        if self.options.coordination and matched_words is not None:
-            # Times the share of the query's words the tool matches (of those the catalog has).
-            scores = evidence * (matched_words / words_in_catalog)
+            by_synonym = [m for _, m in groups[:words_in_catalog] if len(m.synonym_rows)]
+            if self.options.coordination:
+                # Times the number of the query's words the tool matches.
+                scores *= matched_words
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
-
-        # Every tool's normalized score in one pass: cheaper than picking out candidates first.
-        # It grows with the score that ranks, so it never rises down the ranking: the evidence
-        # times the number of query words matched (the score times the query's word count).
-        strength = scores * words_in_catalog if scores is not evidence else evidence
-        normalized = strength / (strength + scale)
-        # Reaching the threshold takes evidence, hence a nonzero score (a word pair's tools
-        # match its words too). A boolean mask is also much faster to search than floats.
-        candidates = (normalized >= threshold if threshold > 0 else scores != 0).nonzero()[0]
-        if min_score is not None:
-            candidates = candidates[scores[candidates] >= min_score]
-        candidate_scores = scores[candidates]
-        exhaustive = len(candidates) <= limit
-        if not exhaustive:
-            cut = len(candidates) - limit
-            kth_best = np.partition(candidate_scores, cut)[cut]
-            best = candidate_scores >= kth_best
-            candidates, candidate_scores = candidates[best], candidate_scores[best]
+        # The normalized score is score / (score + scale): it follows the score, so it never
+        # rises down the ranking, and a threshold on it is a floor under the score. Reaching
+        # it takes evidence, hence a nonzero score (a word pair's tools match its words too).
+        floor = 0.0
+        if threshold > 0:
+            floor = threshold * scale / (1 - threshold) if threshold < 1 else np.inf
+        candidates, candidate_scores, exhaustive = _best_candidates(scores, floor, min_score, limit)
+        if by_synonym and matched_words is not None and (matched_words[candidates] < 2).any():
+            # A word matched only through a synonym counts in full where the tool matches
+            # another query word too, and `unconfirmed_synonym_weight` of that elsewhere. Only
+            # tools that match a single word lose by it, so while none is among the best, the
+            # others' place is what it was.
+            synonym_rows = np.concatenate([m.synonym_rows for m in by_synonym])
+            unconfirmed = matched_words[synonym_rows] < 2
+            if unconfirmed.any():
+                cut = np.concatenate([m.synonym_scores for m in by_synonym])[unconfirmed]
+                cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
+                np.subtract.at(scores, synonym_rows[unconfirmed], cut)
+                candidates, candidate_scores, exhaustive = _best_candidates(
+                    scores, floor, min_score, limit
+                )
         # `candidates` are in catalog order, and a stable sort keeps it for equal scores.
         order = np.argsort(-candidate_scores, kind="stable")
+        ranked_scores = candidate_scores[order]
+        normalized = ranked_scores / (ranked_scores + scale)
         positions = candidates[order]
+        if threshold > 0 and len(normalized) and normalized[-1] < threshold:
+            kept = normalized >= threshold  # rounding at the floor: the threshold decides
+            positions, ranked_scores, normalized = (
+                positions[kept],
+                ranked_scores[kept],
+                normalized[kept],
+            )
         return RankedCandidates(
             positions=positions.tolist(),
-            scores=candidate_scores[order].tolist(),
-            normalized_scores=normalized[positions].tolist(),
+            scores=ranked_scores.tolist(),
+            normalized_scores=normalized.tolist(),
             exhaustive=exhaustive,
             explain=lambda position: _explain(groups, state, position),
         )
@@ -474,11 +472,11 @@ class BM25Engine(SearchEngine):
         query_words = len(seen)
         words_in_catalog = len(groups)
         if self.options.word_pairs:
-            pairs = list(itertools.pairwise(single_words(query_terms)))
+            pairs = list(itertools.pairwise(single_words(query_terms, ascii_only=query.isascii())))
             pair_terms = [f"{first.term} {second.term}" for first, second in pairs]
             # Most adjacent words never meet in a tool: one pass over the vocabulary finds the
             # pairs that do, before any is cached.
-            known = [term in self._vocabulary or term in self._synonyms for term in pair_terms]
+            known = map(self._vocabulary.__contains__, pair_terms)
             for (first, second), term, in_vocabulary in zip(pairs, pair_terms, known, strict=True):
                 if not in_vocabulary or term in seen:
                     continue
@@ -493,51 +491,57 @@ class BM25Engine(SearchEngine):
         """What a query term matches in the index, remembered for the next query."""
         alternatives = self._alternatives(*key, state)
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
-        own = [alt for alt in alternatives if alt.kind != "synonym"]
-        synonyms = [alt for alt in alternatives if alt.kind == "synonym"]
-        copied = bool(synonyms)
-        if not own:
-            rows, scores = _NO_ROWS, _NO_SCORES
-        elif len(own) == 1:
-            alt = own[0]
+        if not alternatives:
+            matches, copied = _NO_MATCHES, False
+        elif len(alternatives) == 1 and alternatives[0].kind != "synonym":
+            alt = alternatives[0]
             start, end = indptr[alt.column], indptr[alt.column + 1]
-            rows, scores = indices[start:end], data[start:end]
-            if alt.weight != 1:  # an exact word's scores are the matrix's own: a view
-                scores, copied = alt.weight * scores, True
+            scores = data[start:end]
+            copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
+            if copied:
+                scores = alt.weight * scores
+            matches = _TermMatches(alternatives, indices[start:end], scores, _NO_ROWS, _NO_SCORES)
         else:
-            # Several prefixes: each tool's best one, so a word counts once.
-            spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in own]
+            # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
+            # once. A synonym is matched in names, namespaces and descriptions only.
+            postings = [
+                state.synonym_postings[alt.column]
+                if alt.kind == "synonym"
+                else (
+                    indices[indptr[alt.column] : indptr[alt.column + 1]],
+                    data[indptr[alt.column] : indptr[alt.column + 1]],
+                )
+                for alt in alternatives
+            ]
             rows, scores = _best_per_tool(
-                len(state.tools),
-                np.concatenate([indices[start:end] for start, end, _ in spans]),
-                np.concatenate([weight * data[start:end] for start, end, weight in spans]),
-            )
-            copied = True
-        if synonyms:
-            postings = [state.synonym_postings[alt.column] for alt in synonyms]
-            synonym_rows, synonym_scores = _best_per_tool(
                 len(state.tools),
                 np.concatenate([tools for tools, _ in postings]),
                 np.concatenate(
                     [
                         alt.weight * tool_scores
-                        for alt, (_, tool_scores) in zip(synonyms, postings, strict=True)
+                        for alt, (_, tool_scores) in zip(alternatives, postings, strict=True)
                     ]
                 ),
             )
-            # A synonym adds what it scores above the term itself: a word counts once.
-            own_scores = np.zeros(len(state.tools))
-            own_scores[rows] = scores
-            gain = synonym_scores - own_scores[synonym_rows]
-            better = gain > 0
-            matched = np.zeros(len(state.tools), dtype=bool)
-            matched[rows] = True
-            synonym_only = synonym_rows[~matched[synonym_rows]]
-            matches = _TermMatches(
-                alternatives, rows, scores, synonym_rows[better], gain[better], synonym_only
-            )
-        else:
-            matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES, _NO_ROWS)
+            own = [
+                tools
+                for alt, (tools, _) in zip(alternatives, postings, strict=True)
+                if alt.kind != "synonym"
+            ]
+            if len(own) == len(alternatives):  # prefixes, no synonym
+                matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES)
+            elif not own:  # only synonyms: the catalog lacks the word itself
+                matches = _TermMatches(alternatives, rows, scores, rows, scores)
+            else:
+                # The tools no alternative but a synonym matches.
+                synonym_only = np.ones(len(state.tools), dtype=bool)
+                for tools in own:
+                    synonym_only[tools] = False
+                by_synonym = synonym_only[rows]
+                matches = _TermMatches(
+                    alternatives, rows, scores, rows[by_synonym], scores[by_synonym]
+                )
+            copied = True
         state.cache.add(key, matches, copied=copied)
         return matches
 
@@ -601,6 +605,26 @@ def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.in
     new_terms = dict.fromkeys(itertools.filterfalse(vocabulary.__contains__, terms))
     vocabulary.update(zip(new_terms, itertools.count(len(vocabulary))))
     return np.fromiter(map(vocabulary.__getitem__, terms), dtype=np.int32, count=len(terms))
+
+
+def _best_candidates(
+    scores: npt.NDArray[np.float64], floor: float, min_score: float | None, limit: int
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], bool]:
+    """The tools scoring at least `floor` (above 0 when it is 0) and `min_score`, in catalog
+    order: all of them, or the `limit` best and those tied with the last; and whether that
+    is all of them."""
+    # A boolean mask is much faster to search than floats.
+    candidates = (scores >= floor if floor > 0 else scores != 0).nonzero()[0]
+    if min_score is not None:
+        candidates = candidates[scores[candidates] >= min_score]
+    candidate_scores = scores[candidates]
+    exhaustive = len(candidates) <= limit
+    if not exhaustive:
+        cut = len(candidates) - limit
+        kth_best = np.partition(candidate_scores, cut)[cut]
+        best = candidate_scores >= kth_best
+        candidates, candidate_scores = candidates[best], candidate_scores[best]
+    return candidates, candidate_scores, exhaustive
 
 
 def _best_per_tool(
