@@ -277,7 +277,7 @@ class BM25Engine(SearchEngine):
         row_arrays = [matches.rows for _, matches in groups]
         rows = np.concatenate(row_arrays)
         weights = np.concatenate([matches.scores for _, matches in groups])
-        scores = np.bincount(rows, weights, minlength=n_tools)
+        scores = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
         matched_words = None
         by_synonym: list[_TermMatches] = []
         if words_in_catalog > 1:
