@@ -17,7 +17,7 @@ from statistics import fmean
 from typing import Any
 
 from benchmarks.metrics import recall_at
-from benchmarks.peers import Engine
+from benchmarks.peers import AbstainingSearcher, Engine, Searcher
 from benchmarks.report import Table
 from toolscout.catalog import Tool
 
@@ -511,20 +511,26 @@ class SenseRow:
     queries_with_false: int
     recall1: float
     recall5: float
+    unlimited: SenseRow | None = None
+    """The same with the engine's threshold off, for engines that have one."""
 
 
-def measure_senses(label: str, searcher: Any) -> SenseRow:
-    """The false matches and recall of one engine over `QUERIES`, searched with its defaults."""
+def measure_senses(label: str, searcher: Searcher, *, again_unlimited: bool = True) -> SenseRow:
+    """The false matches and recall of one engine over `QUERIES`, searched with its defaults
+    (and again with its threshold off, if it has one)."""
     rankings = [searcher.search(query.text, 5) for query in QUERIES]
+    pairs = list(zip(QUERIES, rankings, strict=True))
     return SenseRow(
         engine=label,
-        false_matches=sum(
-            bool(query.false.intersection(ranking))
-            for query, ranking in zip(QUERIES, rankings, strict=True)
-        ),
+        false_matches=sum(bool(query.false.intersection(ranking)) for query, ranking in pairs),
         queries_with_false=sum(bool(query.false) for query in QUERIES),
-        recall1=fmean(recall_at(r, q.relevant, 1) for q, r in zip(QUERIES, rankings, strict=True)),
-        recall5=fmean(recall_at(r, q.relevant, 5) for q, r in zip(QUERIES, rankings, strict=True)),
+        recall1=fmean(recall_at(ranking, query.relevant, 1) for query, ranking in pairs),
+        recall5=fmean(recall_at(ranking, query.relevant, 5) for query, ranking in pairs),
+        unlimited=(
+            measure_senses(label, searcher.without_threshold(), again_unlimited=False)
+            if again_unlimited and isinstance(searcher, AbstainingSearcher)
+            else None
+        ),
     )
 
 
@@ -535,21 +541,38 @@ def run_senses(engines: Sequence[Engine]) -> Table:
             f"False synonym matches: {len(QUERIES)} requests over {len(CATALOG)} tools of "
             "real MCP servers"
         ),
-        columns=["engine", "false matches in top 5", "R@1", "R@5"],
+        columns=[
+            "engine",
+            "false in top 5",
+            "R@1",
+            "R@5",
+            "false in top 5, no threshold",
+            "R@1, no threshold",
+            "R@5, no threshold",
+        ],
     )
     for row in rows:
-        table.rows.append(
-            [
-                row.engine,
-                f"{row.false_matches} / {row.queries_with_false}",
-                f"{row.recall1:.3f}",
-                f"{row.recall5:.3f}",
+        cells = [
+            row.engine,
+            f"{row.false_matches} / {row.queries_with_false}",
+            f"{row.recall1:.3f}",
+            f"{row.recall5:.3f}",
+        ]
+        if row.unlimited is None:
+            cells += ["—"] * 3
+        else:
+            cells += [
+                f"{row.unlimited.false_matches} / {row.unlimited.queries_with_false}",
+                f"{row.unlimited.recall1:.3f}",
+                f"{row.unlimited.recall5:.3f}",
             ]
-        )
+        table.rows.append(cells)
     table.notes = [
-        "False matches: requests with a tool in their top 5 that only a synonym of another "
+        "false in top 5: requests with a tool in their top 5 that only a synonym of another "
         "sense of one of their words leads to (schedule ≈ book, ticket ≈ issue, fetch ≈ list, "
         "an e-mail address ≈ a place), out of the requests that have such a tool.",
-        "Each engine searched with its default settings (toolscout: its default threshold).",
+        "Each engine searched with its default settings (toolscout: its default threshold), "
+        "then with its threshold off (— for engines without one). The requests are in "
+        "benchmarks/senses.py.",
     ]
     return table

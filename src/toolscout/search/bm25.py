@@ -81,7 +81,7 @@ class BM25Options:
     """Weight of each field's score; fields left out weigh 0 (not searched)."""
     synonyms: bool = True
     """Match words from the built-in synonym table (create/add/new, delete/remove...)."""
-    synonym_weight: float = 0.5
+    synonym_weight: float = 0.6
     """A synonym match counts this fraction of an exact match."""
     unconfirmed_synonym_weight: float = 0.25
     """A synonym match counts this fraction of `synonym_weight` in a tool that matches no
@@ -185,16 +185,21 @@ _NO_SCORES = np.zeros(0)
 _NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES)
 
 
+# A query term, whether it may prefix-match, and the synonyms it must leave out (those the query
+# has itself, as a word of its own).
+_MatchKey = tuple[str, bool] | tuple[str, bool, frozenset[str]]
+
+
 class _MatchCache:
     """Query term (and whether it may prefix-match) → its matches in one index state: common
     words recur in almost every query. Bounded in terms, and in the postings entries held as
     copies (merged synonyms and prefixes); an exact match's postings are views of the matrix."""
 
     def __init__(self) -> None:
-        self.matches: dict[tuple[str, bool], _TermMatches] = {}
+        self.matches: dict[_MatchKey, _TermMatches] = {}
         self._copied_entries = 0
 
-    def add(self, key: tuple[str, bool], matches: _TermMatches, *, copied: bool) -> None:
+    def add(self, key: _MatchKey, matches: _TermMatches, *, copied: bool) -> None:
         if len(self.matches) >= _MATCHES_CACHE_LIMIT:
             return
         if copied:
@@ -458,6 +463,8 @@ class BM25Engine(SearchEngine):
         cached = state.cache.matches
         min_prefix_length = self.options.min_prefix_length
         query_terms = self.analyzer.query_terms(query)
+        synonyms = self._synonyms
+        all_terms = {query_term.term for query_term in query_terms}
         seen: set[str] = set()
         for query_term in query_terms:
             term, word = query_term.term, query_term.word
@@ -465,7 +472,11 @@ class BM25Engine(SearchEngine):
                 continue
             seen.add(term)
             # Prefix matching is for partial words (`weath`), not short words or numbers.
-            key = (term, len(word) >= min_prefix_length and not word.isdigit())
+            key: _MatchKey = (term, len(word) >= min_prefix_length and not word.isdigit())
+            if (others := synonyms.get(term)) and (said := all_terms.intersection(others)):
+                # A synonym the query says itself is that word's match, not this one's: "user
+                # profile" must not count a tool's "user" twice.
+                key = (*key, frozenset(said))
             matches = cached.get(key) or self._match(key, state)
             if matches.alternatives:
                 groups.append((query_term, matches))
@@ -487,9 +498,11 @@ class BM25Engine(SearchEngine):
                     groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
         return groups, words_in_catalog, query_words
 
-    def _match(self, key: tuple[str, bool], state: _IndexState) -> _TermMatches:
+    def _match(self, key: _MatchKey, state: _IndexState) -> _TermMatches:
         """What a query term matches in the index, remembered for the next query."""
-        alternatives = self._alternatives(*key, state)
+        alternatives = self._alternatives(
+            key[0], key[1], state, excluded=key[2] if len(key) == 3 else frozenset()
+        )
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
         if not alternatives:
             matches, copied = _NO_MATCHES, False
@@ -546,7 +559,12 @@ class BM25Engine(SearchEngine):
         return matches
 
     def _alternatives(
-        self, term: str, may_prefix_match: bool, state: _IndexState
+        self,
+        term: str,
+        may_prefix_match: bool,
+        state: _IndexState,
+        *,
+        excluded: frozenset[str] = frozenset(),
     ) -> tuple[_Alternative, ...]:
         found: dict[int, _Alternative] = {}
         exact = self._present_column(term, state)
@@ -554,6 +572,8 @@ class BM25Engine(SearchEngine):
             weight = self.options.pair_weight if " " in term else 1.0
             found[exact] = _Alternative(exact, weight, "exact")
         for synonym in self._synonyms.get(term, ()):
+            if synonym in excluded:
+                continue
             column = self._vocabulary.get(synonym)
             if column in state.synonym_postings and column not in found:
                 found[column] = _Alternative(column, self.options.synonym_weight, "synonym")
