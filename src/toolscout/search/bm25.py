@@ -95,9 +95,9 @@ class BM25Options:
     so a tool that says the query's phrase ("current weather", "area of a triangle") ranks
     above one that merely has its words somewhere."""
     coordination: bool = True
-    """Multiply each tool's score by the share of the query's words it matches (of those the
-    catalog has at all): a tool that matches four of five words outranks one that matches a
-    single rare word, however strongly."""
+    """Multiply each tool's score by the number of the query's words it matches: a tool that
+    matches four of five words outranks one that matches a single rare word, however
+    strongly."""
     supporting_cap: float = 1.0
     """The most the supporting fields (parameter names and descriptions, enum values, tags)
     add for one query term, together, as a multiple of one mention in a description of
