@@ -175,7 +175,9 @@ def stuffing_signs(tool: Tool) -> list[str]:
     repeated_tags = [f"{tag!r} ×{count}" for tag, count in tags.most_common() if count > 1]
     if repeated_tags:
         signs.append(f"repeated tags {_listing(repeated_tags)}")
-    from toolscout.search.fields import tool_fields  # the text search reads
+    # The texts search reads, nested parameters too; imported here because toolscout.search
+    # imports the catalog package.
+    from toolscout.search.fields import tool_fields
 
     fields = tool_fields(tool)
     descriptions = Counter(
