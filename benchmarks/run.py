@@ -31,6 +31,7 @@ from benchmarks.semantic import (
     semantic_engines,
     semantic_unavailable,
 )
+from benchmarks.senses import run_senses
 from benchmarks.speed import run_speed
 from benchmarks.tokens import run_tokens
 
@@ -112,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for table in run_quality(data, quality_engines, splits, limit=limit):
         tables.append(table)
         console.print(to_rich(table))
+    senses = run_senses(quality_engines)
+    tables.append(senses)
+    console.print(to_rich(senses))
     # Latency is measured on dev queries whatever the split: test stays for quality reports.
     speed_queries = spread(
         [query.text for query in data.queries_in("dev")], 30 if args.quick else 200

@@ -232,4 +232,58 @@ class TestIssueOrder:
             "duplicate-description",
             "undocumented-parameter",
             "name-collision",
+            "keyword-stuffing",
         )
+
+
+class TestKeywordStuffing:
+    def test_repeated_tags(self) -> None:
+        tool = make_tool("get_weather").model_copy(update={"tags": ("weather", "Weather", "paris")})
+        (issue,) = lint_tools([tool])
+        assert issue.code == "keyword-stuffing"
+        assert "'weather' ×2" in issue.message
+
+    def test_one_description_on_many_parameters(self) -> None:
+        properties = {
+            f"p{i}": {"type": "string", "description": "Weather forecast"} for i in range(5)
+        }
+        (issue,) = lint_tools([make_tool("get_weather", properties=properties)])
+        assert issue.code == "keyword-stuffing"
+        assert "5 parameters share the description 'weather forecast'" in issue.message
+
+    def test_one_word_many_times(self) -> None:
+        (issue,) = lint_tools([make_tool("get_weather", GOOD_DESCRIPTION + " weather" * 12)])
+        assert issue.code == "keyword-stuffing"
+        assert "'weather' is 13 of its" in issue.message
+
+    def test_all_signs_make_one_issue(self) -> None:
+        properties = {f"p{i}": {"type": "string", "description": "weather"} for i in range(20)}
+        tool = make_tool("get_weather", properties=properties).model_copy(
+            update={"tags": ("weather",) * 3}
+        )
+        (issue,) = lint_tools([tool])
+        assert "repeated tags 'weather' ×3" in issue.message
+        assert "20 parameters share the description 'weather'" in issue.message
+        assert "'weather' is 24 of its 36 words" in issue.message
+
+    def test_ordinary_tools_are_left_alone(self) -> None:
+        long_description = " ".join(
+            f"The file tool reads file number {i} of the project and reports its size."
+            for i in range(8)
+        )
+        properties = {
+            "start": {"type": "string", "description": "Date (YYYY-MM-DD)"},
+            "end": {"type": "string", "description": "Date (YYYY-MM-DD)"},
+        }
+        tools = [
+            make_tool("read_files", long_description, properties=properties),
+            make_tool("get_weather").model_copy(update={"tags": ("weather", "forecast")}),
+        ]
+        assert lint_tools(tools) == []
+
+    def test_the_demo_catalog_has_none(self) -> None:
+        from toolscout.catalog import Catalog
+        from toolscout.data import demo_catalog_path
+
+        issues = lint_tools(Catalog.from_file(demo_catalog_path()))
+        assert not [issue for issue in issues if issue.code == "keyword-stuffing"]

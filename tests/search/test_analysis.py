@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolscout.search import Analyzer, highlight_spans
-from toolscout.search.analysis import ENGLISH_STOPWORDS, MAX_FIELD_CHARS, normalize
+from toolscout.search.analysis import ENGLISH_STOPWORDS, MAX_FIELD_CHARS, normalize, word_pairs
 
 from .conftest import make_index, make_tool
 
@@ -108,7 +108,7 @@ class TestUnicode:
         assert analyzer.terms("ﬁle") == analyzer.terms("file")  # the fi ligature
         assert analyzer.terms("①") == ["1"]
 
-    @pytest.mark.parametrize("text", ["Москва погода", "ترجمة النص", "לוח שנה", "東京の天気"])
+    @pytest.mark.parametrize("text", ["Москва погода", "ترجمة النص", "לוח שנה"])
     def test_other_scripts_keep_their_letters(self, analyzer: Analyzer, text: str) -> None:
         terms = analyzer.terms(text)
         assert terms
@@ -117,6 +117,54 @@ class TestUnicode:
     def test_emoji_alone_yields_no_terms(self, analyzer: Analyzer) -> None:
         assert analyzer.terms("🎉🎂") == []
         assert analyzer.terms("party 🎉") == ["parti"]
+
+
+class TestCJK:
+    def test_a_run_of_chinese_yields_its_characters_and_their_pairs(
+        self, analyzer: Analyzer
+    ) -> None:
+        assert analyzer.terms("查询天气") == ["查", "询", "天", "气", "查询", "询天", "天气"]
+
+    def test_particles_are_no_terms_alone_but_stay_in_pairs(self, analyzer: Analyzer) -> None:
+        assert analyzer.terms("北京的天气") == [
+            "北",
+            "京",
+            "天",
+            "气",
+            "北京",
+            "京的",
+            "的天",
+            "天气",
+        ]
+        assert "の" not in analyzer.terms("東京の天気")
+        assert "京の" in analyzer.terms("東京の天気")
+
+    @pytest.mark.parametrize(
+        ("text", "pair"), [("東京の天気", "天気"), ("날씨 예보", "예보"), ("データベース", "ベー")]
+    )
+    def test_japanese_and_korean_are_paired_too(
+        self, analyzer: Analyzer, text: str, pair: str
+    ) -> None:
+        assert pair in analyzer.terms(text)
+
+    def test_latin_words_beside_cjk_are_analysed_as_usual(self, analyzer: Analyzer) -> None:
+        assert analyzer.terms("天气API") == ["天", "气", "天气", "api"]
+        assert analyzer.terms("get_天气 sendMessages") == [
+            "get",
+            "天",
+            "气",
+            "天气",
+            "send",
+            "messag",
+            "sendmessages",
+        ]
+
+    def test_cjk_terms_make_no_word_pairs(self, analyzer: Analyzer) -> None:
+        assert word_pairs(analyzer.terms("天气 current weather 预报")) == ["current weather"]
+
+    def test_a_query_analyses_like_tool_text(self, analyzer: Analyzer) -> None:
+        text = "获取指定城市的天气预报"
+        assert [term.term for term in analyzer.query_terms(text)] == analyzer.terms(text)
 
 
 class TestStopwords:

@@ -20,7 +20,10 @@ SETTINGS = settings(
 )
 
 # Words drawn from a small vocabulary, so that generated queries often hit generated tools.
-_WORDS = ["get", "send", "weather", "email", "file", "delete", "list", "user", "slack", "data"]
+_WORDS = [
+    *"get send weather email file delete list user slack data fetch remove".split(),  # noqa: SIM905
+    *"天气 查询 天气预报".split(),  # noqa: SIM905
+]
 _word = st.sampled_from(_WORDS)
 
 _identifier = st.one_of(
@@ -166,6 +169,26 @@ class TestSearchNeverBreaks:
         everything = index.search(query, k=MAX_K)
         filtered = index.search(query, k=k, filter=wanted)
         assert names(filtered) == [hit.tool.name for hit in everything if wanted(hit.tool)][:k]
+
+
+class TestBM25Scores:
+    @SETTINGS
+    @given(
+        tools=_tools(max_size=12),
+        query=_query,
+        threshold=st.sampled_from([0.0, 0.2, 0.4, 0.6]),
+    )
+    def test_normalized_scores_never_rise_down_the_ranking(
+        self, tools: list[Tool], query: str, threshold: float
+    ) -> None:
+        index = ToolIndex(tools, engine="bm25", threshold=0)
+        everything = index.search(query, k=MAX_K)
+        normalized = [hit.normalized_score for hit in everything]
+        assert normalized == sorted(normalized, reverse=True)
+        # A threshold keeps the top of the ranking, never a hit below one it drops.
+        kept = index.search(query, k=MAX_K, threshold=threshold)
+        assert names(kept) == names(everything)[: len(kept)]
+        assert all(hit.normalized_score < threshold for hit in everything[len(kept) :])
 
 
 class TestLiveCatalogMatchesAFreshIndex:

@@ -17,6 +17,7 @@ LintCode = Literal[
     "duplicate-description",
     "undocumented-parameter",
     "name-collision",
+    "keyword-stuffing",
 ]
 """What kind of problem a `LintIssue` is; stable, so scripts can filter on it."""
 
@@ -26,6 +27,7 @@ LINT_CODES: tuple[LintCode, ...] = (
     "duplicate-description",
     "undocumented-parameter",
     "name-collision",
+    "keyword-stuffing",
 )
 
 #: A description under either limit is `short-description`: "Sends an email." (3 words) and
@@ -39,7 +41,43 @@ MIN_DESCRIPTION_CHARS = 20
 #: with one word swapped is still a duplicate; a 10-word one is only if the words are the same.
 DUPLICATE_SIMILARITY = 0.9
 
+#: `keyword-stuffing` flags a tool with the same tag twice or more, the same description on at
+#: least this many parameters, or one word this many times in its text (description,
+#: parameter descriptions, enum values and tags) where it is also at least
+#: `STUFFED_WORD_SHARE` of the words. Search counts such repeats once or little more, so they
+#: only make a tool look like spam; a long description that names its subject often is left
+#: alone by the share.
+STUFFED_PARAMETER_DESCRIPTIONS = 4
+STUFFED_WORD_REPEATS = 10
+STUFFED_WORD_SHARE = 0.2
+
 _WORD = re.compile(r"\w+")
+# Words too common to count as stuffing when repeated (a long text says "the" often).
+_COMMON_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "with",
+    ]
+)
 _LISTED_AT_MOST = 5
 
 
@@ -119,6 +157,56 @@ def _single_tool_issues(tool: Tool) -> Iterator[LintIssue]:
             f"{_listing(undocumented)} {'has' if len(undocumented) == 1 else 'have'} no "
             "description; describe what each expects (format, units, allowed values)",
         )
+    stuffing = stuffing_signs(tool)
+    if stuffing:
+        yield LintIssue(
+            tool.id,
+            "keyword-stuffing",
+            f"{'; '.join(stuffing)}: search counts a repeat once, so it only makes the tool "
+            "look like spam; say each thing once",
+        )
+
+
+def stuffing_signs(tool: Tool) -> list[str]:
+    """What in `tool` looks like keyword stuffing, each as a phrase: repeated tags, one
+    description on many parameters, one word many times over."""
+    signs: list[str] = []
+    tags = Counter(tag.strip().casefold() for tag in tool.tags if tag.strip())
+    repeated_tags = [f"{tag!r} ×{count}" for tag, count in tags.most_common() if count > 1]
+    if repeated_tags:
+        signs.append(f"repeated tags {_listing(repeated_tags)}")
+    # The texts search reads, nested parameters too; imported here because toolscout.search
+    # imports the catalog package.
+    from toolscout.search.fields import tool_fields
+
+    fields = tool_fields(tool)
+    descriptions = Counter(
+        " ".join(text.casefold().split()) for text in fields["parameter_descriptions"]
+    )
+    shared = [
+        (text, count)
+        for text, count in descriptions.most_common()
+        if count >= STUFFED_PARAMETER_DESCRIPTIONS
+    ]
+    if shared:
+        text, count = shared[0]
+        signs.append(f"{count} parameters share the description {_shortened(text)!r}")
+    words = [
+        word.casefold()
+        for field in ("description", "parameter_descriptions", "enum_values", "tags")
+        for text in fields[field]
+        for word in _WORD.findall(text)
+    ]
+    counts = Counter(word for word in words if word not in _COMMON_WORDS and not word.isdigit())
+    if counts:
+        word, count = counts.most_common(1)[0]
+        if count >= STUFFED_WORD_REPEATS and count >= STUFFED_WORD_SHARE * len(words):
+            signs.append(f"{word!r} is {count} of its {len(words)} words")
+    return signs
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _duplicate_issues(tools: Sequence[Tool], similarity: float) -> Iterator[LintIssue]:

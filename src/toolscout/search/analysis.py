@@ -1,8 +1,13 @@
-"""Text analysis for tool text: identifiers, Unicode, stopwords, stems.
+"""Text analysis for tool text: identifiers, Unicode, stopwords, stems, CJK.
 
 Tool text mixes prose with identifiers (`sendSlackMessage`, `get_current_weather`, `v2-api`,
 `math.factorial`). An identifier yields its parts (`send`, `slack`, `messag`) for matching
 prose, and the whole identifier too, so that a query naming the tool exactly ranks it first.
+
+Chinese, Japanese and Korean text has no spaces between words, so a run of their characters
+yields each character and each two adjacent characters (`查询天气` → 查, 询, 天, 气, 查询, 询天,
+天气): a query and a tool that share a word share its characters and their pairs, without a
+dictionary, in every one of the three scripts.
 """
 
 from __future__ import annotations
@@ -33,6 +38,19 @@ _SEPARATOR_CHARACTERS = frozenset("._-/:")
 # HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
 _CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _LATIN_ACCENTS = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")
+# Han ideographs, kana and Hangul: scripts written without spaces between words.
+_CJK_CHARACTERS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
+)
+_CJK_RUN = re.compile(f"[{_CJK_CHARACTERS}]+")
+_CJK_SPLIT = re.compile(f"([{_CJK_CHARACTERS}]+)")
+
+#: Single characters of Chinese and Japanese that carry no meaning about a tool (particles,
+#: pronouns, "please"): never terms on their own, though the pairs they are part of are.
+CJK_STOPWORDS: frozenset[str] = frozenset(
+    "的了是在和与及或把被我你他她它们这那吗呢吧啊个之也就都而请帮给对从到于为以のはをにがでともへや"
+)
 
 #: English function words that carry no meaning about what a tool does. Verbs tools are
 #: named after (get, set, list, show, make, find, call...) are deliberately absent.
@@ -112,6 +130,8 @@ class Analyzer:
         return str(self._stemmer.stemWord(word))
 
     def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
+        if not chunk.isascii() and _CJK_RUN.search(chunk):
+            return self._analyse_mixed_chunk(chunk)
         if chunk.isalnum() and (chunk.islower() or _CASE_BOUNDARY.search(chunk) is None):
             # Most chunks are one plain word: no separator, apostrophe or case boundary.
             word = chunk.casefold()
@@ -131,6 +151,19 @@ class Analyzer:
         if len(parts) > 1:
             whole = chunk.casefold()
             terms.append(QueryTerm(whole, whole))
+        return tuple(terms)
+
+    def _analyse_mixed_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
+        """A chunk with CJK characters: each CJK run as characters and pairs of them, the
+        rest (`API` of `天气API`, `get` of `get_天气`) as any other chunk."""
+        terms: list[QueryTerm] = []
+        for position, piece in enumerate(_CJK_SPLIT.split(chunk)):
+            if position % 2:  # the runs of CJK characters are the odd pieces
+                terms += [QueryTerm(c, c) for c in piece if c not in CJK_STOPWORDS]
+                pairs = map("".join, itertools.pairwise(piece))
+                terms += [QueryTerm(pair, pair) for pair in pairs]
+            elif piece := piece.strip("._-/:'\u2019"):
+                terms += self._analyse_chunk(piece)
         return tuple(terms)
 
     def _term(self, word: str) -> str:
@@ -155,19 +188,32 @@ def identifier_words(identifier: str) -> list[str]:
     ]
 
 
-def single_words(query_terms: Iterable[QueryTerm]) -> list[QueryTerm]:
+def single_words(query_terms: Iterable[QueryTerm], *, ascii_only: bool = False) -> list[QueryTerm]:
     """The query terms that are words, not whole identifiers (`get_current_weather`,
-    `v2-api`), in order with repeats: the words that pair up, as `word_pairs` pairs them."""
-    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
-    return [query_term for query_term in query_terms if no_separator(query_term.term)]
+    `v2-api`) nor CJK characters, in order with repeats: the words that pair up, as
+    `word_pairs` pairs them. `ascii_only` says the terms come from ASCII text, which has no
+    CJK characters to leave out."""
+    words = [query_term for query_term in query_terms if _no_separator(query_term.term)]
+    if not ascii_only and not "".join([query_term.term for query_term in words]).isascii():
+        words = [query_term for query_term in words if not _is_cjk(query_term.term)]
+    return words
 
 
 def word_pairs(terms: Sequence[str]) -> list[str]:
     """Each two adjacent terms as one `"first second"` term, skipping whole identifiers
-    (their parts are already in the sequence): `current weather`, `area triangl`."""
-    no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
-    words = [term for term in terms if no_separator(term)]
+    (their parts are already in the sequence) and CJK characters (paired already):
+    `current weather`, `area triangl`."""
+    words = [term for term in terms if _no_separator(term)]
+    if not "".join(words).isascii():  # one pass in C: most tool text is ASCII
+        words = [term for term in words if not _is_cjk(term)]
     return [f"{first} {second}" for first, second in itertools.pairwise(words)]
+
+
+_no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
+
+
+def _is_cjk(term: str) -> bool:
+    return not term.isascii() and _CJK_RUN.match(term) is not None
 
 
 def normalize(text: str) -> str:

@@ -54,21 +54,21 @@ class SearchHit:
     """The tool as it is in the catalog now (never a stale copy)."""
     score: float
     """The engine's raw score, which orders the hits: comparable within one query, not across
-    queries or engines. For BM25, the field-weighted BM25 sum times the share of the query's
+    queries or engines. For BM25, the field-weighted BM25 sum times the number of the query's
     words the tool matches."""
     normalized_score: float
     """0–1, comparable across queries and catalogs: how strong the match is. Thresholds apply
     to it.
 
-    For BM25 it is `evidence / (evidence + scale)`, never 1, where evidence is the BM25 sum
-    (before the share of matched words, so a tool matching one rare query word strongly still
-    counts as a strong match, though it ranks below tools that match more of the query), and
-    the scale is the evidence of one query word that no other tool has, found once in both the
-    tool's name and description; so 0.5 is that much evidence, 0.8 four times as much, 0.2 a
-    quarter of it (a common word, or a word only in a parameter). Queries of fewer than nine
-    words (stopwords aside) are held to less, by the square root of their length: a one-word
-    query needs a third of that evidence, so "rain" still finds the tool whose description says
-    "rain". For regex: always 1.
+    For BM25 it is `score / (score + scale)`, never 1: it follows the raw score, so it never
+    rises down the ranking. The score is the BM25 sum times the number of query words the tool
+    matches, and the scale is the score of a tool that matches one query word that no other
+    tool has, found once in both its name and description; so 0.5 is that much, 0.8 four times
+    as much (as strong a match of four words, or of two words twice as strong), 0.2 a quarter
+    of it (a common word, or a word only in a parameter). Queries of fewer than nine words
+    (stopwords aside) are held to less, by the square root of their length: a one-word query
+    needs a third of that score, so "rain" still finds the tool whose description says "rain".
+    For regex: always 1.
 
     For semantic search it is the cosine similarity of the query's and the tool's embeddings,
     mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1. For hybrid search it is

@@ -59,6 +59,12 @@ _MATCHES_CACHE_LIMIT = 100_000
 # Postings entries (tool, score pairs) the cache may hold as copies, merged or reweighted.
 _POSTINGS_CACHE_LIMIT = 2_000_000
 
+# Fields that support what a tool's name and description say (see `supporting_cap`).
+_SUPPORTING_FIELDS: frozenset[Field] = frozenset(
+    {"parameter_names", "parameter_descriptions", "enum_values", "tags"}
+)
+_SUPPORTING = np.array([name in _SUPPORTING_FIELDS for name in FIELDS])
+
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
 _PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
 
@@ -75,8 +81,13 @@ class BM25Options:
     """Weight of each field's score; fields left out weigh 0 (not searched)."""
     synonyms: bool = True
     """Match words from the built-in synonym table (create/add/new, delete/remove...)."""
-    synonym_weight: float = 0.5
+    synonym_weight: float = 0.6
     """A synonym match counts this fraction of an exact match."""
+    unconfirmed_synonym_weight: float = 0.25
+    """A synonym match counts this fraction of `synonym_weight` in a tool that matches no
+    other word of the query: without a second word to confirm it, the synonym is as likely
+    to be of another sense (`book` a flight for "schedule a meeting", an `issue` for "a plane
+    ticket"). One-word queries have nothing to confirm with, and keep the full weight."""
     prefix_weight: float = 0.5
     """A prefix match (`weath` → `weather`) counts this fraction of an exact match."""
     word_pairs: bool = True
@@ -84,9 +95,14 @@ class BM25Options:
     so a tool that says the query's phrase ("current weather", "area of a triangle") ranks
     above one that merely has its words somewhere."""
     coordination: bool = True
-    """Multiply each tool's score by the share of the query's words it matches (of those the
-    catalog has at all): a tool that matches four of five words outranks one that matches a
-    single rare word, however strongly."""
+    """Multiply each tool's score by the number of the query's words it matches: a tool that
+    matches four of five words outranks one that matches a single rare word, however
+    strongly."""
+    supporting_cap: float = 1.0
+    """The most the supporting fields (parameter names and descriptions, enum values, tags)
+    add for one query term, together, as a multiple of one mention in a description of
+    average length: they tell tools apart, but a tool cannot outrank one whose name and
+    description say the query by listing its words in fifty parameters or tags."""
     pair_weight: float = 0.75
     """A word-pair match counts this fraction of a single-word match (on top of the words
     themselves, which match too)."""
@@ -112,7 +128,14 @@ class BM25Options:
                 "the name or the description field must have a weight above 0: scores are "
                 "measured against a match in them"
             )
-        for name in ("synonym_weight", "prefix_weight", "pair_weight"):
+        if self.supporting_cap < 0:
+            raise SearchConfigError("supporting_cap must be >= 0")
+        for name in (
+            "synonym_weight",
+            "unconfirmed_synonym_weight",
+            "prefix_weight",
+            "pair_weight",
+        ):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchConfigError(f"{name} must be between 0 and 1")
         if self.min_prefix_length < 2:
@@ -151,9 +174,20 @@ class _TermMatches(NamedTuple):
     """The tools it matches, each once..."""
     scores: npt.NDArray[np.float64]
     """...and its weighted score in each, its best alternative's: a word counts once."""
+    synonym_rows: npt.NDArray[np.int32]
+    """The tools of `rows` it matches only through a synonym..."""
+    synonym_scores: npt.NDArray[np.float64]
+    """...and its score in each (which a query may lower, see `unconfirmed_synonym_weight`)."""
 
 
-_NO_MATCHES = _TermMatches((), np.zeros(0, dtype=np.int32), np.zeros(0))
+_NO_ROWS = np.zeros(0, dtype=np.int32)
+_NO_SCORES = np.zeros(0)
+_NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES)
+
+
+# A query term, whether it may prefix-match, and the synonyms it must leave out (those the query
+# has itself, as a word of its own).
+_MatchKey = tuple[str, bool] | tuple[str, bool, frozenset[str]]
 
 
 class _MatchCache:
@@ -162,16 +196,17 @@ class _MatchCache:
     copies (merged synonyms and prefixes); an exact match's postings are views of the matrix."""
 
     def __init__(self) -> None:
-        self.matches: dict[tuple[str, bool], _TermMatches] = {}
+        self.matches: dict[_MatchKey, _TermMatches] = {}
         self._copied_entries = 0
 
-    def add(self, key: tuple[str, bool], matches: _TermMatches, *, copied: bool) -> None:
+    def add(self, key: _MatchKey, matches: _TermMatches, *, copied: bool) -> None:
         if len(self.matches) >= _MATCHES_CACHE_LIMIT:
             return
         if copied:
-            if self._copied_entries + len(matches.rows) > _POSTINGS_CACHE_LIMIT:
+            entries = len(matches.rows) + len(matches.synonym_rows)  # both copies
+            if self._copied_entries + entries > _POSTINGS_CACHE_LIMIT:
                 return
-            self._copied_entries += len(matches.rows)
+            self._copied_entries += entries
         self.matches[key] = matches
 
 
@@ -181,6 +216,9 @@ class _IndexState:
 
     tools: tuple[_AnalysedTool, ...]
     matrix: sparse.csc_matrix  # tools × terms, BM25 weight × idf
+    # Column → its postings (tools, scores) in names, namespaces and descriptions alone, for
+    # the terms that are some query word's synonym: a synonym is matched there only.
+    synonym_postings: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]
     idf: npt.NDArray[np.float64]
     terms: list[str]  # by column
     sorted_terms: list[str]  # terms present in the current tools, for prefix look-up
@@ -199,10 +237,13 @@ class BM25Engine(SearchEngine):
         self._synonyms = (
             synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
         )
+        self._synonym_targets = sorted({t for others in self._synonyms.values() for t in others})
         self._field_weights = np.array(
             [self.options.field_weights.get(name, 0.0) for name in FIELDS], dtype=np.float64
         )
         self._vocabulary: dict[str, int] = {}
+        # Word pairs with synonyms ("web page") are looked up like the pairs tools have.
+        _term_ids(self._vocabulary, [term for term in self._synonyms if " " in term])
         self._analysed: dict[str, tuple[Tool, _AnalysedTool]] = {}
         self._state = _empty_state()
 
@@ -237,44 +278,62 @@ class BM25Engine(SearchEngine):
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
         # Each query term's postings (its best match per tool) are cached per index state, so
-        # scoring is one pass over them all, whatever the number of terms and synonyms.
+        # scoring is a few passes over them all, whatever the number of terms and synonyms.
         row_arrays = [matches.rows for _, matches in groups]
         rows = np.concatenate(row_arrays)
         weights = np.concatenate([matches.scores for _, matches in groups])
-        evidence = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
-        # How strongly a tool matches (`evidence`, behind normalized_score and thresholds) is
-        # kept apart from how it ranks (`scores`, times the share of query words matched).
-        scores = evidence
-        if self.options.coordination and words_in_catalog > 1:
+        scores = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
+        matched_words = None
+        by_synonym: list[_TermMatches] = []
+        if words_in_catalog > 1:
             # The words (not word pairs) come first, and each word's rows are distinct, so
             # counting their rows counts the words a tool matched.
-            word_entries = sum(map(len, row_arrays[:words_in_catalog]))
-            matched_words = np.bincount(rows[:word_entries], minlength=n_tools)
-            scores = evidence * (matched_words / words_in_catalog)
+            matched_words = np.bincount(
+                rows[: sum(map(len, row_arrays[:words_in_catalog]))], minlength=n_tools
+            )
+            by_synonym = [m for _, m in groups[:words_in_catalog] if len(m.synonym_rows)]
+            if self.options.coordination:
+                # Times the number of the query's words the tool matches.
+                scores *= matched_words
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
-
-        # Every tool's normalized score in one pass: cheaper than picking out candidates first.
-        normalized = evidence / (evidence + scale)
-        # Reaching the threshold takes evidence, hence a nonzero score (a word pair's tools
-        # match its words too). A boolean mask is also much faster to search than floats.
-        candidates = (normalized >= threshold if threshold > 0 else scores != 0).nonzero()[0]
-        if min_score is not None:
-            candidates = candidates[scores[candidates] >= min_score]
-        candidate_scores = scores[candidates]
-        exhaustive = len(candidates) <= limit
-        if not exhaustive:
-            cut = len(candidates) - limit
-            kth_best = np.partition(candidate_scores, cut)[cut]
-            best = candidate_scores >= kth_best
-            candidates, candidate_scores = candidates[best], candidate_scores[best]
+        # The normalized score is score / (score + scale): it follows the score, so it never
+        # rises down the ranking, and a threshold on it is a floor under the score. Reaching
+        # it takes evidence, hence a nonzero score (a word pair's tools match its words too).
+        floor = 0.0
+        if threshold > 0:
+            floor = threshold * scale / (1 - threshold) if threshold < 1 else np.inf
+        candidates, candidate_scores, exhaustive = _best_candidates(scores, floor, min_score, limit)
+        if by_synonym and matched_words is not None and (matched_words[candidates] < 2).any():
+            # A word matched only through a synonym counts in full where the tool matches
+            # another query word too, and `unconfirmed_synonym_weight` of that elsewhere. Only
+            # tools that match a single word lose by it, so while none is among the best, the
+            # others' place is what it was.
+            synonym_rows = np.concatenate([m.synonym_rows for m in by_synonym])
+            unconfirmed = matched_words[synonym_rows] < 2
+            if unconfirmed.any():
+                cut = np.concatenate([m.synonym_scores for m in by_synonym])[unconfirmed]
+                cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
+                np.subtract.at(scores, synonym_rows[unconfirmed], cut)
+                candidates, candidate_scores, exhaustive = _best_candidates(
+                    scores, floor, min_score, limit
+                )
         # `candidates` are in catalog order, and a stable sort keeps it for equal scores.
         order = np.argsort(-candidate_scores, kind="stable")
+        ranked_scores = candidate_scores[order]
+        normalized = ranked_scores / (ranked_scores + scale)
         positions = candidates[order]
+        if threshold > 0 and len(normalized) and normalized[-1] < threshold:
+            kept = normalized >= threshold  # rounding at the floor: the threshold decides
+            positions, ranked_scores, normalized = (
+                positions[kept],
+                ranked_scores[kept],
+                normalized[kept],
+            )
         return RankedCandidates(
             positions=positions.tolist(),
-            scores=candidate_scores[order].tolist(),
-            normalized_scores=normalized[positions].tolist(),
+            scores=ranked_scores.tolist(),
+            normalized_scores=normalized.tolist(),
             exhaustive=exhaustive,
             explain=lambda position: _explain(groups, state, position),
         )
@@ -320,7 +379,10 @@ class BM25Engine(SearchEngine):
         row_of_entry = np.repeat(np.arange(n_tools * n_fields), np.diff(occurrences.indptr))
         rows, field_ids = np.divmod(row_of_entry, n_fields)
         columns = occurrences.indices
-        frequencies = occurrences.data
+        supporting = _SUPPORTING[field_ids]
+        # A supporting field says a word or it does not: fifty parameters that repeat it say
+        # it once.
+        frequencies = np.where(supporting, 1.0, occurrences.data)
         lengths = lengths.astype(np.float64)
         # Average over the tools that have the field: most tools have no tags or namespace,
         # and counting them would make every tagged tool look long.
@@ -330,8 +392,24 @@ class BM25Engine(SearchEngine):
         weights = (
             self._field_weights[field_ids] * frequencies * (k1 + 1) / (frequencies + k1 * norm)
         )
-        matrix = sparse.csc_matrix((weights, (rows, columns)), shape=(n_tools, n_terms))
+        main = ~supporting
+        matrix = sparse.csc_matrix(
+            (weights[main], (rows[main], columns[main])), shape=(n_tools, n_terms)
+        )
         matrix.sum_duplicates()
+        if supporting.any():
+            # What the supporting fields add to a term, together, is capped.
+            extra = sparse.csc_matrix(
+                (weights[supporting], (rows[supporting], columns[supporting])),
+                shape=(n_tools, n_terms),
+            )
+            extra.sum_duplicates()
+            np.minimum(extra.data, self.options.supporting_cap, out=extra.data)
+            main_matrix = matrix
+            matrix = (matrix + extra).tocsc()
+            matrix.sort_indices()
+        else:
+            main_matrix = matrix
         document_frequency = np.diff(matrix.indptr)
         idf = np.log1p((n_tools - document_frequency + 0.5) / (document_frequency + 0.5))
         idf[document_frequency == 0] = 0.0
@@ -343,6 +421,7 @@ class BM25Engine(SearchEngine):
         return _IndexState(
             tools=tools,
             matrix=matrix,
+            synonym_postings=self._synonym_postings(main_matrix, idf),
             idf=idf,
             terms=terms,
             sorted_terms=[terms[c] for c in order],
@@ -350,6 +429,23 @@ class BM25Engine(SearchEngine):
             sorted_lengths=np.array([len(terms[c]) for c in order], dtype=np.int64),
             score_scale=self._score_scale(n_tools),
         )
+
+    def _synonym_postings(
+        self, main_matrix: sparse.csc_matrix, idf: npt.NDArray[np.float64]
+    ) -> dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
+        """The postings in names, namespaces and descriptions of the terms that are some
+        word's synonym: a synonym is matched where a tool says what it does, not in its
+        parameters, where "end" is a time and "text" a field."""
+        postings = {}
+        indptr, indices, data = main_matrix.indptr, main_matrix.indices, main_matrix.data
+        for term in self._synonym_targets:
+            column = self._vocabulary.get(term)
+            if column is None or column >= len(idf) or idf[column] == 0:
+                continue
+            start, end = indptr[column], indptr[column + 1]
+            if start < end:
+                postings[column] = (indices[start:end], data[start:end] * idf[column])
+        return postings
 
     def _score_scale(self, n_tools: int) -> float:
         """The score of one query word that only this tool has, found once in both its name
@@ -367,6 +463,8 @@ class BM25Engine(SearchEngine):
         cached = state.cache.matches
         min_prefix_length = self.options.min_prefix_length
         query_terms = self.analyzer.query_terms(query)
+        synonyms = self._synonyms
+        all_terms = {query_term.term for query_term in query_terms}
         seen: set[str] = set()
         for query_term in query_terms:
             term, word = query_term.term, query_term.word
@@ -374,14 +472,18 @@ class BM25Engine(SearchEngine):
                 continue
             seen.add(term)
             # Prefix matching is for partial words (`weath`), not short words or numbers.
-            key = (term, len(word) >= min_prefix_length and not word.isdigit())
+            key: _MatchKey = (term, len(word) >= min_prefix_length and not word.isdigit())
+            if (others := synonyms.get(term)) and (said := all_terms.intersection(others)):
+                # A synonym the query says itself is that word's match, not this one's: "user
+                # profile" must not count a tool's "user" twice.
+                key = (*key, frozenset(said))
             matches = cached.get(key) or self._match(key, state)
             if matches.alternatives:
                 groups.append((query_term, matches))
         query_words = len(seen)
         words_in_catalog = len(groups)
         if self.options.word_pairs:
-            pairs = list(itertools.pairwise(single_words(query_terms)))
+            pairs = list(itertools.pairwise(single_words(query_terms, ascii_only=query.isascii())))
             pair_terms = [f"{first.term} {second.term}" for first, second in pairs]
             # Most adjacent words never meet in a tool: one pass over the vocabulary finds the
             # pairs that do, before any is cached.
@@ -396,37 +498,73 @@ class BM25Engine(SearchEngine):
                     groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
         return groups, words_in_catalog, query_words
 
-    def _match(self, key: tuple[str, bool], state: _IndexState) -> _TermMatches:
+    def _match(self, key: _MatchKey, state: _IndexState) -> _TermMatches:
         """What a query term matches in the index, remembered for the next query."""
-        alternatives = self._alternatives(*key, state)
+        alternatives = self._alternatives(
+            key[0], key[1], state, excluded=key[2] if len(key) == 3 else frozenset()
+        )
         indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
         if not alternatives:
             matches, copied = _NO_MATCHES, False
-        elif len(alternatives) == 1:
+        elif len(alternatives) == 1 and alternatives[0].kind != "synonym":
             alt = alternatives[0]
             start, end = indptr[alt.column], indptr[alt.column + 1]
             scores = data[start:end]
             copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
             if copied:
                 scores = alt.weight * scores
-            matches = _TermMatches(alternatives, indices[start:end], scores)
+            matches = _TermMatches(alternatives, indices[start:end], scores, _NO_ROWS, _NO_SCORES)
         else:
             # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
-            # once. Scores are >= 0, so -1 marks the tools that no alternative matches.
-            spans = [(indptr[a.column], indptr[a.column + 1], a.weight) for a in alternatives]
-            best = np.full(len(state.tools), -1.0)
-            np.maximum.at(
-                best,
-                np.concatenate([indices[start:end] for start, end, _ in spans]),
-                np.concatenate([weight * data[start:end] for start, end, weight in spans]),
+            # once. A synonym is matched in names, namespaces and descriptions only.
+            postings = [
+                state.synonym_postings[alt.column]
+                if alt.kind == "synonym"
+                else (
+                    indices[indptr[alt.column] : indptr[alt.column + 1]],
+                    data[indptr[alt.column] : indptr[alt.column + 1]],
+                )
+                for alt in alternatives
+            ]
+            rows, scores = _best_per_tool(
+                len(state.tools),
+                np.concatenate([tools for tools, _ in postings]),
+                np.concatenate(
+                    [
+                        alt.weight * tool_scores
+                        for alt, (_, tool_scores) in zip(alternatives, postings, strict=True)
+                    ]
+                ),
             )
-            rows = (best >= 0).nonzero()[0].astype(np.int32)
-            matches, copied = _TermMatches(alternatives, rows, best[rows]), True
+            own = [
+                tools
+                for alt, (tools, _) in zip(alternatives, postings, strict=True)
+                if alt.kind != "synonym"
+            ]
+            if len(own) == len(alternatives):  # prefixes, no synonym
+                matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES)
+            elif not own:  # only synonyms: the catalog lacks the word itself
+                matches = _TermMatches(alternatives, rows, scores, rows, scores)
+            else:
+                # The tools no alternative but a synonym matches.
+                synonym_only = np.ones(len(state.tools), dtype=bool)
+                for tools in own:
+                    synonym_only[tools] = False
+                by_synonym = synonym_only[rows]
+                matches = _TermMatches(
+                    alternatives, rows, scores, rows[by_synonym], scores[by_synonym]
+                )
+            copied = True
         state.cache.add(key, matches, copied=copied)
         return matches
 
     def _alternatives(
-        self, term: str, may_prefix_match: bool, state: _IndexState
+        self,
+        term: str,
+        may_prefix_match: bool,
+        state: _IndexState,
+        *,
+        excluded: frozenset[str] = frozenset(),
     ) -> tuple[_Alternative, ...]:
         found: dict[int, _Alternative] = {}
         exact = self._present_column(term, state)
@@ -434,8 +572,10 @@ class BM25Engine(SearchEngine):
             weight = self.options.pair_weight if " " in term else 1.0
             found[exact] = _Alternative(exact, weight, "exact")
         for synonym in self._synonyms.get(term, ()):
-            column = self._present_column(synonym, state)
-            if column is not None and column not in found:
+            if synonym in excluded:
+                continue
+            column = self._vocabulary.get(synonym)
+            if column in state.synonym_postings and column not in found:
                 found[column] = _Alternative(column, self.options.synonym_weight, "synonym")
         # Prefix matching is for partial words: a word the catalog has is matched exactly.
         if exact is None and may_prefix_match:
@@ -487,6 +627,36 @@ def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.in
     return np.fromiter(map(vocabulary.__getitem__, terms), dtype=np.int32, count=len(terms))
 
 
+def _best_candidates(
+    scores: npt.NDArray[np.float64], floor: float, min_score: float | None, limit: int
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], bool]:
+    """The tools scoring at least `floor` (above 0 when it is 0) and `min_score`, in catalog
+    order: all of them, or the `limit` best and those tied with the last; and whether that
+    is all of them."""
+    # A boolean mask is much faster to search than floats.
+    candidates = (scores >= floor if floor > 0 else scores != 0).nonzero()[0]
+    if min_score is not None:
+        candidates = candidates[scores[candidates] >= min_score]
+    candidate_scores = scores[candidates]
+    exhaustive = len(candidates) <= limit
+    if not exhaustive:
+        cut = len(candidates) - limit
+        kth_best = np.partition(candidate_scores, cut)[cut]
+        best = candidate_scores >= kth_best
+        candidates, candidate_scores = candidates[best], candidate_scores[best]
+    return candidates, candidate_scores, exhaustive
+
+
+def _best_per_tool(
+    n_tools: int, rows: npt.NDArray[np.int32], scores: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+    """The tools among `rows`, each once, with its best score (scores are >= 0)."""
+    best = np.full(n_tools, -1.0)
+    np.maximum.at(best, rows, scores)
+    tools = (best >= 0).nonzero()[0].astype(np.int32)
+    return tools, best[tools]
+
+
 def _explain(
     groups: list[tuple[QueryTerm, _TermMatches]], state: _IndexState, position: int
 ) -> tuple[MatchedTerm, ...]:
@@ -498,12 +668,20 @@ def _explain(
         MatchedTerm(
             query_term=query_term.word,
             index_term=state.terms[alt.column],
-            fields=tuple(name for i, name in enumerate(FIELDS) if i in found),
+            fields=fields,
             kind=alt.kind,
         )
         for query_term, matches in groups
         for alt in matches.alternatives
         if (found := fields_of_term.get(alt.column))
+        # A synonym is matched in names, namespaces and descriptions only.
+        and (
+            fields := tuple(
+                name
+                for i, name in enumerate(FIELDS)
+                if i in found and not (alt.kind == "synonym" and _SUPPORTING[i])
+            )
+        )
     )
 
 
@@ -517,6 +695,7 @@ def _empty_state() -> _IndexState:
         sorted_columns=np.zeros(0, dtype=np.int64),
         sorted_lengths=np.zeros(0, dtype=np.int64),
         score_scale=1.0,
+        synonym_postings={},
     )
 
 

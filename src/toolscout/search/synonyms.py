@@ -11,41 +11,57 @@ from collections.abc import Iterable
 from toolscout.search.analysis import Analyzer
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    # Each group holds words of one sense. A word of several senses joins a group for each
+    # (`fetch` retrieves, and `download`s), and two words in no group together are not
+    # synonyms, though both are synonyms of a third: `list` is `show`, `show` is `view`, but a
+    # tool that lists is not one that fetches. Words that tool text mostly uses as nouns of
+    # another sense are left out: a `query` to run, a sort `order`, an `end` time, an email
+    # `address`, a `text` field, a `test`.
     # verbs
     ("create", "add", "new", "make", "insert", "generate", "register"),
     ("delete", "remove", "erase", "destroy", "drop", "discard"),
-    ("get", "fetch", "read", "list", "show", "retrieve", "obtain", "display", "view"),
+    ("get", "fetch", "retrieve", "obtain"),
+    ("read", "retrieve", "view"),
+    ("show", "display", "view", "list"),
+    ("download", "fetch"),
+    ("download", "export"),
     ("update", "edit", "set", "modify", "change", "alter", "patch"),
     ("send", "post", "notify", "dispatch", "publish", "deliver"),
-    ("find", "search", "lookup", "query", "locate", "look"),
+    ("find", "search", "lookup", "locate", "look"),
     ("calculate", "compute", "evaluate", "determine", "estimate"),
     ("run", "execute", "invoke", "launch", "start", "trigger"),
-    ("stop", "halt", "terminate", "kill", "end", "cancel"),
-    ("book", "reserve", "schedule"),
-    ("buy", "purchase", "order"),
-    ("convert", "transform", "translate"),
+    ("stop", "halt", "terminate", "kill", "abort"),
+    ("cancel", "abort"),
+    ("book", "reserve"),
+    ("schedule", "plan", "arrange"),
+    ("buy", "purchase"),
+    ("convert", "transform"),
     ("upload", "attach"),
-    ("download", "export"),
-    ("check", "verify", "validate", "test"),
+    ("check", "verify", "validate"),
     ("play", "stream"),
     # nouns
     ("email", "mail", "e-mail", "inbox"),
-    ("message", "chat", "dm", "text"),
+    ("message", "chat", "dm"),
     ("user", "account", "profile", "member", "person"),
     ("file", "document", "doc"),
     ("image", "picture", "photo"),
     ("movie", "film"),
-    ("song", "music", "track"),
-    ("car", "vehicle", "auto"),
-    ("price", "cost", "fee", "rate"),
+    ("song", "music", "tune"),
+    ("car", "vehicle", "automobile"),
+    ("price", "cost", "fee"),
     ("weather", "forecast", "temperature"),
-    ("location", "place", "address"),
+    ("location", "place"),
     ("meeting", "event", "appointment"),
     ("calendar", "agenda"),
+    ("alert", "warning"),
     ("ticket", "issue", "bug"),
     ("directory", "folder"),
     ("doctor", "physician"),
     ("stock", "share", "equity"),
+    ("url", "link", "web page", "webpage"),
+    ("website", "site"),
+    ("repository", "repo"),
+    ("database", "db"),
 )
 
 
@@ -57,10 +73,19 @@ def synonym_table(
     and with it the order of a hit's matched terms)."""
     table: dict[str, dict[str, None]] = {}
     for group in groups:
-        # One-letter pieces ("e" of "e-mail") would make every such letter a synonym.
-        terms = [term for word in group for term in analyzer.terms(word) if len(term) > 1]
+        terms = [term for word in group for term in _entry_terms(analyzer, word)]
         for term in terms:
             table.setdefault(term, {}).update(
                 dict.fromkeys(other for other in terms if other != term)
             )
     return {term: tuple(others) for term, others in table.items()}
+
+
+def _entry_terms(analyzer: Analyzer, entry: str) -> list[str]:
+    """The index terms of one entry of a group: a word's, or for two words ("web page") the
+    word pair the index holds for them."""
+    if " " in entry.strip():
+        terms = analyzer.terms(entry)
+        return [" ".join(terms)] if len(terms) == 2 else []
+    # One-letter pieces ("e" of "e-mail") would make every such letter a synonym.
+    return [term for term in analyzer.terms(entry) if len(term) > 1]
