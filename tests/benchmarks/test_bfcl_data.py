@@ -173,11 +173,12 @@ class TestDemoCatalog:
 
 @pytest.mark.skipif(toolscout_unavailable() is not None, reason="toolscout.ToolIndex not built yet")
 def test_quick_benchmark_run(tmp_path: Path) -> None:
+    """A smoke test of the benchmark code: the lexical engines and their peers on a sample
+    (semantic search and the gateway are measured by `make bench`, not by the tests)."""
     report = tmp_path / "latest.md"
     command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
-    cache = ["--embedding-cache", str(tmp_path / "embeddings.sqlite3")]
     result = subprocess.run(
-        [sys.executable, *command, *cache, "--output", str(report)],
+        [sys.executable, *command, "--no-semantic", "--no-gateway", "--output", str(report)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -186,7 +187,3 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     text = report.read_text()
     for engine in ("toolscout bm25", "toolscout regex", "fastmcp bm25", "bm25s", "rank_bm25"):
         assert f"| {engine} |" in text
-    for engine in ("toolscout semantic", "toolscout hybrid", "MiniLM", "bm25s + MiniLM RRF"):
-        assert f"| {engine} |" in text
-    assert "## Semantic search: speed and scale" in text
-    assert "## Warm start: a new process" in text
