@@ -73,11 +73,13 @@ def semantic_engines(cache_path: Path | None, *, quick: bool = False) -> tuple[E
             lambda tools: ToolscoutSearcher.build(tools, "semantic", semantic=options),
             "toolscout.search.tool_text: name split into words, description, parameters; "
             "queries prefixed with 'A tool to: '",
+            namespaced=True,
         ),
         Engine(
             "toolscout hybrid",
             lambda tools: ToolscoutSearcher.build(tools, "hybrid", semantic=options),
             "toolscout bm25's fields and toolscout semantic's text, fused",
+            namespaced=True,
         ),
         Engine(
             "MiniLM",
