@@ -2,15 +2,16 @@
 
 The forward pass of a sentence-transformers BERT model (all-MiniLM-L6-v2 by default):
 embeddings, encoder layers of self-attention and feed-forward, then mean or CLS pooling and
-normalisation. Weights are read from `model.safetensors` and text is tokenised by `tokenizers`,
-so nothing beyond numpy and those two runs (and `threadpoolctl`, to hold BLAS to one thread
-per batch), and nothing is ever fetched. The vectors equal those of sentence-transformers on
+normalisation. Weights are mapped from `model.safetensors` and text is tokenised by
+`tokenizers`, so nothing beyond numpy and that runs (and `threadpoolctl`, to hold BLAS to one
+thread per batch), and nothing is ever fetched. The vectors equal those of sentence-transformers on
 torch to within float32 rounding.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -115,6 +116,49 @@ def _optional_json(path: Path, default: dict[str, Any]) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else default
 
 
+# The safetensors names of the element types an encoder can compute with (float32, or
+# converted to it); the format stores them little-endian.
+_SAFETENSORS_FLOATS: dict[str, np.dtype[Any]] = {
+    "F32": np.dtype("<f4"),
+    "F16": np.dtype("<f2"),
+    "F64": np.dtype("<f8"),
+}
+
+
+def _read_safetensors(path: Path) -> dict[str, _Array]:
+    """The floating-point tensors of a safetensors file, as float32 arrays.
+
+    Float32 tensors are read-only views of a memory map of the file, so loading reads
+    nothing: a page is read when a product first touches it, and the word embeddings (half of
+    all-MiniLM-L6-v2's 90 MB) only where a text's tokens are. Reading the file with the
+    `safetensors` package took 0.1 s of a CLI search. The format: the header's length in 8
+    bytes, a JSON header giving each tensor's type, shape and byte range, then the data.
+    """
+    try:
+        with path.open("rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        header_length = int.from_bytes(mapped[:8], "little")
+        if not 2 <= header_length <= len(mapped) - 8:
+            raise ValueError(f"a header of {header_length} bytes in a file of {len(mapped)}")
+        header = json.loads(mapped[8 : 8 + header_length])
+        data = np.frombuffer(mapped, dtype=np.uint8, offset=8 + header_length)
+        tensors: dict[str, _Array] = {}
+        for name, entry in header.items():
+            if name == "__metadata__" or entry["dtype"][0] in "IU" or entry["dtype"] == "BOOL":
+                continue  # integer buffers (position ids) that the forward pass never reads
+            if entry["dtype"] not in _SAFETENSORS_FLOATS:
+                raise EmbeddingError(
+                    f"{path}: {name} is stored as {entry['dtype']}; LocalEmbedder reads "
+                    "float32, float16 or float64 weights"
+                )
+            start, end = entry["data_offsets"]
+            values = data[start:end].view(_SAFETENSORS_FLOATS[entry["dtype"]])
+            tensors[name] = values.reshape(entry["shape"]).astype(np.float32, copy=False)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise EmbeddingError(f"{path} is not a readable safetensors file: {error}") from None
+    return tensors
+
+
 _encoders_lock = threading.Lock()
 _encoders: dict[Path, BertEncoder] = {}
 
@@ -158,22 +202,21 @@ class _Layer:
 
 
 class BertEncoder:
-    """A BERT encoder with sentence pooling: tokenised by `tokenizers`, weights read from
-    safetensors, the forward pass in numpy (float32)."""
+    """A BERT encoder with sentence pooling: tokenised by `tokenizers`, weights mapped from
+    `model.safetensors`, the forward pass in numpy (float32)."""
 
     def __init__(self, directory: Path) -> None:
-        # tokenizers and safetensors read the model from its folder and never reach for a
-        # hub; these keep any Hugging Face library loaded later in the process offline too,
-        # unless the user set them.
+        # tokenizers reads the tokenizer from the model's folder and never reaches for a hub;
+        # these keep any Hugging Face library loaded later in the process offline too, unless
+        # the user set them.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.config = config = ModelConfig(directory)
         weights = {
-            key.removeprefix("bert."): value.astype(np.float32, copy=False)
-            for key, value in load_file(str(directory / "model.safetensors")).items()
+            key.removeprefix("bert."): value
+            for key, value in _read_safetensors(directory / "model.safetensors").items()
         }
         try:
             self._word = weights["embeddings.word_embeddings.weight"]
