@@ -170,8 +170,13 @@ class GatewayProcess(LoggedProcess):
 @asynccontextmanager
 async def stdio_client(config: Path) -> AsyncIterator[Client]:
     """A real MCP client session with `toolscout serve --config config` over stdio."""
+    # A stdio client passes on a minimal environment: the test's PYTHONPATH is added so that
+    # the gateway runs the code under test.
+    path = os.environ.get("PYTHONPATH")
     parameters = StdioServerParameters(
-        command=str(TOOLSCOUT), args=["serve", "--config", str(config)]
+        command=str(TOOLSCOUT),
+        args=["serve", "--config", str(config)],
+        env={"PYTHONPATH": path} if path else None,
     )
     async with Client(parameters) as client:
         yield client

@@ -182,6 +182,7 @@ class GatewayServer:
             return original.model_copy(update={"name": definition.name})
         return types.Tool(
             name=definition.name,
+            title=definition.title,
             description=definition.description,
             input_schema=definition.input_schema,
         )
