@@ -171,7 +171,7 @@ class SaveView(BaseModel):
 class UpstreamView(BaseModel):
     name: str
     namespace: str
-    state: Literal["starting", "connected", "restarting"]
+    state: Literal["starting", "connected", "restarting", "skipped"]
     tools: int
     error: str | None
     connections: int

@@ -1,0 +1,65 @@
+"""The lines a stdio client sends, read so that the gateway can stop while none is coming.
+
+The SDK reads stdin in a worker thread that a cancellation waits for: in a terminal, Ctrl-C
+then did nothing until a line or the end of input arrived. Here a daemon thread reads, and
+the gateway stops without waiting for it: a thread blocked on a terminal's input ends with
+the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import threading
+from types import TracebackType
+from typing import BinaryIO, Self
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+
+
+class StdinLines:
+    """`async for line in StdinLines():` the lines of stdin, as text (undecodable bytes
+    replaced); a stand-in for the SDK's `anyio.AsyncFile` of stdin."""
+
+    def __init__(self, stream: BinaryIO | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stdin.buffer
+        self._send, self._receive = anyio.create_memory_object_stream[str](0)
+
+    async def __aenter__(self) -> Self:
+        token = anyio.lowlevel.current_token()
+        threading.Thread(
+            target=self._read, args=(token,), name="toolscout stdin", daemon=True
+        ).start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._receive.close()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    def _read(self, token: anyio.lowlevel.EventLoopToken) -> None:
+        lines = io.TextIOWrapper(self._stream, encoding="utf-8", errors="replace")
+        try:
+            for line in lines:
+                anyio.from_thread.run(self._send.send, line, token=token)
+        except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the gateway stopped reading: nothing is left to do
+        finally:
+            lines.detach()  # the buffer is stdin's own: it stays open
+            with contextlib.suppress(RuntimeError):  # the event loop has ended
+                anyio.from_thread.run_sync(self._send.close, token=token)
