@@ -52,7 +52,7 @@ class GatewayMetrics:
     gateways in one process never mix), and what they read from the gateway when scraped."""
 
     def __init__(self, gateway: Gateway) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
+        self.registry = CollectorRegistry(auto_describe=False)
         self._calls = Counter(
             "toolscout_tool_calls", "Calls of upstream tools.", ["server"], registry=self.registry
         )

@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import socket
+import threading
 import time
 import webbrowser
 from pathlib import Path
@@ -136,6 +137,10 @@ class _RestartableProvider(OAuthClientProvider):
             self.context.update_token_expiry(tokens)
 
 
+class SignInFailed(Exception):
+    """Signing in did not complete: nobody signed in in time, or the server refused."""
+
+
 class SignIn:
     """The person's part of one server's sign-in: the page to open, and the redirect that
     comes back to a loopback port.
@@ -172,24 +177,23 @@ class SignIn:
             url,
             self.timeout,
         )
-        opened = await anyio.to_thread.run_sync(webbrowser.open, url)
-        if not opened:
-            logger.warning(
-                "upstream %r: no browser could be opened; open the page above", self.server
-            )
+        # Not waited for: a browser started from a command (`$BROWSER`) may only return
+        # once it has followed the redirect, which is answered below.
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
     async def redirect(self) -> AuthorizationCodeResult:
         """The code and state the sign-in page redirected with (the SDK's callback handler).
 
         Raises:
-            TimeoutError: nobody signed in within `timeout`.
+            SignInFailed: nobody signed in within `timeout`, or the page redirected with an
+                error.
         """
         sock, self._socket = self._socket, None
         if sock is None:
-            raise RuntimeError("the sign-in page was not opened")
+            raise SignInFailed("the sign-in page was not opened")
         listener = await SocketListener.from_socket(sock)
         try:
-            with anyio.fail_after(self.timeout):
+            with anyio.move_on_after(self.timeout):
                 while True:
                     stream = await listener.accept()
                     async with stream:
@@ -198,6 +202,10 @@ class SignIn:
                         return result
         finally:
             await listener.aclose()
+        raise SignInFailed(
+            f"it asks you to sign in, and nobody did within {self.timeout:g} s "
+            "(oauth.sign_in_timeout); the sign-in page opens again at the next attempt"
+        )
 
     def _close(self) -> None:
         if self._socket is not None:
@@ -266,7 +274,7 @@ async def _answer_redirect(stream: SocketStream, server: str) -> AuthorizationCo
     query = {key: values[0] for key, values in parse_qs(target.query).items()}
     if "error" in query:
         await _respond(stream, 400, f"Signing in to {server} failed: {query['error']}.")
-        raise RuntimeError(
+        raise SignInFailed(
             f"signing in failed: {query['error']} {query.get('error_description', '')}".strip()
         )
     if "code" not in query:

@@ -30,8 +30,8 @@ from toolscout.serving import listen
 logger = logging.getLogger("toolscout.gateway")
 
 _STARTED_BY_ITSELF = (
-    "this toolscout gateway was started by an entry of its own config (a gateway with the "
-    "same servers is already running above it); the entry is skipped"
+    "it is this gateway, started again by an entry of its own config (a gateway with the "
+    "same servers runs above it)"
 )
 
 
@@ -69,8 +69,10 @@ async def serve(
     settings = config.gateway.model_copy(update=updates)
     if started_by_itself(config):
         if settings.transport != "stdio":
-            raise ConfigError(_STARTED_BY_ITSELF.replace("; the entry is skipped", ""))
-        logger.warning("%s", _STARTED_BY_ITSELF)
+            raise ConfigError(f"not serving: {_STARTED_BY_ITSELF}")
+        logger.info(
+            "not serving: %s; the gateway above is told to skip the entry", _STARTED_BY_ITSELF
+        )
         await refuse_over_stdio(_STARTED_BY_ITSELF)
         return
     tokens: dict[str, str] = {}

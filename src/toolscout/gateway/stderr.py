@@ -39,7 +39,9 @@ class StderrRelay:
         self.name = name
         self._errlog = errlog
         self._lock = threading.Lock()
-        self._held: list[str] | None = None
+        self._holding = False
+        self._lines: list[str] = []
+        """What the attempt under way wrote (its first lines)."""
         self._last_failure: list[str] | None = None
 
     @asynccontextmanager
@@ -48,7 +50,8 @@ class StderrRelay:
         before it failed, so that its output is held until `failed()` or `connected()`."""
         read_fd, write_fd = os.pipe()
         with self._lock:
-            self._held = [] if retrying else None
+            self._holding = retrying
+            self._lines = []
         reader = threading.Thread(
             target=self._read, args=(read_fd,), name=f"stderr of {self.name}", daemon=True
         )
@@ -66,33 +69,35 @@ class StderrRelay:
     def connected(self) -> None:
         """The attempt connected: what it held is printed, and the rest passes at once."""
         with self._lock:
-            held, self._held = self._held, None
+            held = self._lines if self._holding else []
+            self._holding = False
             self._last_failure = None
-        self._emit(held or [])
+        self._emit(held)
 
     def failed(self) -> None:
         """The attempt failed: what it held is printed unless the last failure said the
-        same."""
+        same (what it printed as it came is remembered to compare with the next)."""
         with self._lock:
-            held, self._held = self._held, None
-            if held is None:
-                return
-            repeated = held == self._last_failure
-            self._last_failure = held
+            lines, holding = self._lines, self._holding
+            repeated = lines == self._last_failure
+            self._last_failure = lines
+            self._holding = False
+        if not holding:
+            return
         if repeated:
             logger.debug(
                 "upstream %r: same stderr output as its last failure, not repeated", self.name
             )
         else:
-            self._emit(held)
+            self._emit(lines)
 
     def _read(self, fd: int) -> None:
         with open(fd, encoding="utf-8", errors="replace") as lines:
             for line in lines:
                 with self._lock:
-                    if self._held is not None:
-                        if len(self._held) < _MAX_HELD_LINES:
-                            self._held.append(line)
+                    if len(self._lines) < _MAX_HELD_LINES:
+                        self._lines.append(line)
+                    if self._holding:
                         continue
                 self._emit([line])
 

@@ -8,24 +8,33 @@ the process.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
-import io
+import os
 import sys
 import threading
 from types import TracebackType
-from typing import BinaryIO, Self
+from typing import Self
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
+#: Bytes read from stdin at a time.
+_CHUNK = 64 * 1024
+
 
 class StdinLines:
     """`async for line in StdinLines():` the lines of stdin, as text (undecodable bytes
-    replaced); a stand-in for the SDK's `anyio.AsyncFile` of stdin."""
+    replaced); a stand-in for the SDK's `anyio.AsyncFile` of stdin.
 
-    def __init__(self, stream: BinaryIO | None = None) -> None:
-        self._stream = stream if stream is not None else sys.stdin.buffer
+    The thread reads a duplicate of the descriptor with `os.read`, never through
+    `sys.stdin`: a daemon thread blocked inside a buffered reader would hold its lock while
+    the interpreter shuts down, and abort it.
+    """
+
+    def __init__(self, fd: int | None = None) -> None:
+        self._fd = os.dup(sys.stdin.fileno() if fd is None else fd)
         self._send, self._receive = anyio.create_memory_object_stream[str](0)
 
     async def __aenter__(self) -> Self:
@@ -53,13 +62,22 @@ class StdinLines:
             raise StopAsyncIteration from None
 
     def _read(self, token: anyio.lowlevel.EventLoopToken) -> None:
-        lines = io.TextIOWrapper(self._stream, encoding="utf-8", errors="replace")
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
         try:
-            for line in lines:
-                anyio.from_thread.run(self._send.send, line, token=token)
-        except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            pass  # the gateway stopped reading: nothing is left to do
+            while True:
+                chunk = os.read(self._fd, _CHUNK)
+                pending += decoder.decode(chunk, final=not chunk)
+                *lines, pending = pending.split("\n")
+                for line in lines:
+                    anyio.from_thread.run(self._send.send, line + "\n", token=token)
+                if not chunk:
+                    break
+            if pending:
+                anyio.from_thread.run(self._send.send, pending, token=token)
+        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # stdin failed, or the gateway stopped reading: nothing is left to do
         finally:
-            lines.detach()  # the buffer is stdin's own: it stays open
+            os.close(self._fd)
             with contextlib.suppress(RuntimeError):  # the event loop has ended
                 anyio.from_thread.run_sync(self._send.close, token=token)

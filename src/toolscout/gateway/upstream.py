@@ -27,7 +27,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
+from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias, TypeVar
 
 import anyio
 import httpx2
@@ -46,7 +46,7 @@ from pydantic import ValidationError
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
 from toolscout.gateway.itself import is_refusal
-from toolscout.gateway.oauth import oauth_provider
+from toolscout.gateway.oauth import SignInFailed, oauth_provider
 from toolscout.gateway.stderr import StderrRelay
 from toolscout.gateway.tools import shown
 from toolscout.gateway.transports import TOO_LARGE, legacy_sse, lenient_message, streamable_http
@@ -64,6 +64,7 @@ _MAX_PAGES = 100
 _PROBE_TIMEOUT = 5.0
 #: A UTF-16 surrogate on its own: text JSON can carry and no UTF-8 encoder can write.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_ExceptionT = TypeVar("_ExceptionT", bound=BaseException)
 _CLIENT_INFO = types.Implementation(name="toolscout-gateway", version=toolscout.__version__)
 _TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
     httpx2.HTTPError,
@@ -172,10 +173,11 @@ class Upstream:
             self._connected_at = None
             try:
                 await self._serve_one_connection(started)
-            except _ThisGateway as refusal:
-                self._skip(str(refusal))
-                return
             except Exception as failure:  # any failure of one attempt: the next one may work
+                refusal = _found(failure, _ThisGateway)
+                if refusal is not None:
+                    self._skip(str(refusal))
+                    return
                 error = _describe(failure, self)
                 logger.debug("upstream %r failed", self.name, exc_info=True)
             finally:
@@ -460,11 +462,19 @@ async def _handshake(session: ClientSession) -> None:
 
 
 async def _listen_for_changes(connection: _Connection) -> None:
-    """A 2026-07-28 server says its tools changed on a `subscriptions/listen` stream."""
-    async with listen(connection.session, tools_list_changed=True) as events:
-        async for _ in events:
-            connection.needs_listing = True
-            connection.wake.set()
+    """A 2026-07-28 server that says its tools change says when on a `subscriptions/listen`
+    stream."""
+    tools = connection.session.server_capabilities
+    if tools is None or tools.tools is None or not tools.tools.list_changed:
+        return
+    try:
+        async with listen(connection.session, tools_list_changed=True) as events:
+            async for _ in events:
+                connection.needs_listing = True
+                connection.wake.set()
+    except MCPError as error:
+        logger.debug("upstream refused subscriptions/listen: %s", error.message)
+        return
     connection.lose("it ended the subscription to its changes")
 
 
@@ -687,11 +697,23 @@ class _ThisGateway(Exception):
     """The server is this gateway itself, which refused to start its servers again."""
 
 
+def _found(failure: BaseException, kind: type[_ExceptionT]) -> _ExceptionT | None:
+    """`failure`, or the first exception of that kind inside its task groups' groups."""
+    if isinstance(failure, kind):
+        return failure
+    if isinstance(failure, BaseExceptionGroup):
+        for inner in failure.exceptions:
+            found = _found(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
 def _describe(failure: BaseException, upstream: Upstream) -> str:
     """Why an attempt failed, in a few words: the first real cause inside task groups."""
     while isinstance(failure, BaseExceptionGroup) and failure.exceptions:
         failure = failure.exceptions[0]
-    if isinstance(failure, _ConnectionLost):
+    if isinstance(failure, _ConnectionLost | SignInFailed):
         return str(failure)
     if isinstance(failure, TimeoutError):
         return f"it did not start and list its tools within {upstream.connect_timeout:g} s"

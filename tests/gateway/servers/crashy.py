@@ -16,9 +16,9 @@ if __name__ == "__main__":
         print("crashy: cannot start (CRASHY_EXIT_AT_START is set)", file=sys.stderr)
         raise SystemExit(4)
 
-import mcp_types as types  # noqa: E402
-from common import serve, text, tool  # noqa: E402
-from mcp.server.lowlevel import Server  # noqa: E402
+import mcp_types as types
+from common import serve, text, tool
+from mcp.server.lowlevel import Server
 
 TOOLS = [tool("crash", "End this server's process."), tool("ping", "Answer pong.")]
 
