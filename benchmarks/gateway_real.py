@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -100,22 +99,26 @@ async def _measure(calls: int, folder: Path) -> list[Table]:
     direct_arguments = {"timezone": "UTC"}
     through = {"name": "time__get_current_time", "arguments": direct_arguments}
 
-    async with AsyncExitStack() as stack:
-        started = time.perf_counter()
+    direct: dict[str, Client] = {}
+    connected, finished = anyio.Event(), anyio.Event()
 
-        async def connect(settings: dict[str, Any], clients: list[Client]) -> None:
-            client = await stack.enter_async_context(Client(_parameters(settings)))
+    async def hold(name: str) -> None:
+        async with Client(_parameters(servers[name])) as client:
             await client.list_tools()
-            clients.append(client)
+            direct[name] = client
+            if len(direct) == len(servers):
+                connected.set()
+            await finished.wait()
 
-        direct: list[Client] = []
-        async with anyio.create_task_group() as group:
-            for name in ("time", "fetch", "git"):
-                group.start_soon(connect, servers[name], direct)
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for name in servers:
+            group.start_soon(hold, name)
+        await connected.wait()
         direct_start = time.perf_counter() - started
-        time_client = next(c for c in direct if c.server_info and "time" in c.server_info.name)
-        await _timed(time_client, "get_current_time", direct_arguments, 50)  # warm up
-        direct_times = await _timed(time_client, "get_current_time", direct_arguments, calls)
+        await _timed(direct["time"], "get_current_time", direct_arguments, 50)  # warm up
+        direct_times = await _timed(direct["time"], "get_current_time", direct_arguments, calls)
+        finished.set()
 
     gateway_parameters = StdioServerParameters(
         command=str(TOOLSCOUT),
