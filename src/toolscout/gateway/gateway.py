@@ -177,6 +177,7 @@ class Gateway:
             search = _tool_search(self.catalog, config, filter=self.search.filter, store=store)
         if config.gateway != self.config.gateway:
             logger.warning("gateway settings changed in the config: they apply at restart")
+            config = config.model_copy(update={"gateway": self.config.gateway})
         wanted = self._wanted_upstreams(config)
         running = dict(self.upstreams)
         for name, upstream in running.items():
