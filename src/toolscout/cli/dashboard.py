@@ -121,9 +121,7 @@ def _run_with_gateway(
 
     # The gateway follows the file: what the page saves applies to it at once.
     _run_until_interrupted(
-        functools.partial(
-            serve, settings, transport="http", alongside=beside, config_path=config
-        )
+        functools.partial(serve, settings, transport="http", alongside=beside, config_path=config)
     )
 
 
