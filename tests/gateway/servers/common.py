@@ -1,6 +1,6 @@
 """What every test server shares: serving over stdio, over streamable HTTP with `--http
-PORT` (plain JSON answers with `--json`), or over the deprecated HTTP+SSE transport with
-`--sse PORT`; and building tools and results in few words."""
+PORT`, or over the deprecated HTTP+SSE transport with `--sse PORT`; and building tools and
+results in few words."""
 
 from __future__ import annotations
 
@@ -42,13 +42,11 @@ def text(value: str, *, error: bool = False) -> types.CallToolResult:
 
 
 def serve(server: Server[Any], wrap: Callable[[ASGIApp], ASGIApp] | None = None) -> None:
-    """Serve on stdio, on `--http PORT` (streamable HTTP at /mcp; plain JSON answers with
-    `--json`) or on `--sse PORT` (HTTP+SSE at /sse), until stopped. `wrap` puts ASGI
-    middleware around the HTTP app."""
+    """Serve on stdio, on `--http PORT` (streamable HTTP at /mcp) or on `--sse PORT`
+    (HTTP+SSE at /sse), until stopped. `wrap` puts ASGI middleware around the HTTP app."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=None)
     parser.add_argument("--sse", type=int, default=None)
-    parser.add_argument("--json", action="store_true")
     options, _ = parser.parse_known_args()
     init = server.create_initialization_options(NotificationOptions(tools_changed=True))
 
@@ -60,7 +58,7 @@ def serve(server: Server[Any], wrap: Callable[[ASGIApp], ASGIApp] | None = None)
         if options.sse is not None:
             app, port = _sse_app(server, init), options.sse
         else:
-            app, port = server.streamable_http_app(json_response=options.json), options.http
+            app, port = server.streamable_http_app(), options.http
         app = wrap(app) if wrap is not None else app
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         await uvicorn.Server(config).serve()
