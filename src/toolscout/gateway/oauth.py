@@ -213,6 +213,11 @@ class SignIn:
             self._socket = None
 
 
+def has_kept_sign_in(url: str, directory: Path | None) -> bool:
+    """Whether signing in to the server at `url` has left a file to start from."""
+    return token_file(directory or default_oauth_dir(), url).exists()
+
+
 def oauth_provider(
     server: str, url: str, settings: OAuthSettings, directory: Path | None
 ) -> httpx2.Auth:

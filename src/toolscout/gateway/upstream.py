@@ -46,7 +46,7 @@ from pydantic import ValidationError
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
 from toolscout.gateway.itself import is_refusal
-from toolscout.gateway.oauth import SignInFailed, oauth_provider
+from toolscout.gateway.oauth import SignInFailed, has_kept_sign_in, oauth_provider
 from toolscout.gateway.stderr import StderrRelay
 from toolscout.gateway.tools import shown
 from toolscout.gateway.transports import TOO_LARGE, legacy_sse, lenient_message, streamable_http
@@ -152,6 +152,8 @@ class Upstream:
         self._stderr = StderrRelay(name, errlog or sys.stderr)
         self._environment = dict(environment or {})
         self._oauth_dir = oauth_dir
+        self._sign_in_now = False
+        """The server answered `401` to an attempt made without signing in."""
         self._connection: _Connection | None = None
         self._connected_at: float | None = None
         self._delay = restart.initial_delay
@@ -178,6 +180,8 @@ class Upstream:
                 if refusal is not None:
                     self._skip(str(refusal))
                     return
+                if self._sign_in_now:
+                    continue  # it answered 401: the next attempt signs in, at once
                 error = _describe(failure, self)
                 logger.debug("upstream %r failed", self.name, exc_info=True)
             finally:
@@ -288,15 +292,10 @@ class Upstream:
                 )
             else:
                 assert settings.url is not None  # one of the two, by validation
-                signs_in = settings.oauth.enabled and not any(
-                    key.lower() == "authorization" for key in settings.headers
-                )
-                auth = (
-                    oauth_provider(self.name, settings.url, settings.oauth, self._oauth_dir)
-                    if signs_in
-                    else None
-                )
+                auth = self._sign_in(settings)
                 http = create_mcp_http_client(headers=dict(settings.headers) or None, auth=auth)
+                if auth is None and settings.oauth.enabled:
+                    http.event_hooks["response"].append(self._on_response)
                 await stack.enter_async_context(http)
                 connect = legacy_sse if settings.type == "sse" else streamable_http
                 read, write = await stack.enter_async_context(
@@ -318,6 +317,25 @@ class Upstream:
             connection.session = await stack.enter_async_context(session)
             await _handshake(session)
             yield connection
+
+    def _sign_in(self, settings: UpstreamSettings) -> httpx2.Auth | None:
+        """The OAuth sign-in, for a server that asked for it (a `401`) or whose tokens are
+        kept. Only then: the SDK's provider lets one request at a time past it until its
+        answer starts, which would serialize the calls of a server that never asks."""
+        assert settings.url is not None
+        if not settings.oauth.enabled or any(
+            k.lower() == "authorization" for k in settings.headers
+        ):
+            return None
+        if not (self._sign_in_now or has_kept_sign_in(settings.url, self._oauth_dir)):
+            return None
+        self._sign_in_now = False
+        return oauth_provider(self.name, settings.url, settings.oauth, self._oauth_dir)
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        if response.status_code == 401 and not self._sign_in_now:
+            logger.info("upstream %r answered 401: signing in", self.name)
+            self._sign_in_now = True
 
     async def _follow(self, connection: _Connection) -> None:
         """Re-list the tools when the server says they changed; check the connection when
