@@ -33,7 +33,8 @@ class Rewording:
 
 def _request(text: str, relevant: str = "") -> Rewording:
     # Tools are named as the engines answer: by name, unique in this catalog.
-    return Rewording(text, frozenset(id.split("__", 1)[1] for id in relevant.split()), split_of(text))
+    names = frozenset(tool_id.split("__", 1)[1] for tool_id in relevant.split())
+    return Rewording(text, names, split_of(text))
 
 
 REQUESTS: tuple[Rewording, ...] = (
@@ -60,7 +61,9 @@ REQUESTS: tuple[Rewording, ...] = (
     _request("pull every order over 100 dollars out of the database", "sqlite__read_query"),
     _request("delete the test accounts from the users table", "sqlite__write_query"),
     _request("raise every price in the products table by 5 percent", "sqlite__write_query"),
-    _request("set up storage for invoices with id, amount and date columns", "sqlite__create_table"),
+    _request(
+        "set up storage for invoices with id, amount and date columns", "sqlite__create_table"
+    ),
     _request("what data do we keep in this database", "sqlite__list_tables"),
     _request("what columns does the payments table have", "sqlite__describe_table"),
     _request("note down that sales dip every August", "sqlite__append_insight"),
@@ -152,7 +155,10 @@ def run_rewordings(engines: Sequence[Engine], splits: Sequence[Split]) -> Table:
         title=(
             f"Reworded requests over {len(CATALOG)} tools of real MCP servers, default settings"
         ),
-        columns=["engine", "split", "R@1", "R@5", "abstain %", "R@1, no threshold", "R@5, no threshold"],
+        columns=[
+            *("engine", "split", "R@1", "R@5", "abstain %"),
+            *("R@1, no threshold", "R@5, no threshold"),
+        ],
     )
     for engine in engines:
         searcher = engine.build(CATALOG)
@@ -175,7 +181,10 @@ def run_rewordings(engines: Sequence[Engine], splits: Sequence[Split]) -> Table:
     }
     table.notes = [
         "Requests written in a user's words for the tools of benchmarks/senses.py; "
-        + "; ".join(f"{split}: {served} served, {unserved} that no tool serves" for split, (served, unserved) in counts.items())
+        + "; ".join(
+            f"{split}: {served} served, {unserved} that no tool serves"
+            for split, (served, unserved) in counts.items()
+        )
         + ".",
         "R@k over the served requests; abstain %: requests no tool serves answered with nothing "
         "(top 5). Each engine with its default settings (toolscout: engine auto's choice and its "
