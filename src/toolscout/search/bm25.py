@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -277,10 +277,14 @@ class BM25Engine(SearchEngine):
             return RankedCandidates((), (), (), notice=notice)
         # Each query term's postings (its best match per tool) are cached per index state, so
         # scoring is a few passes over them all, whatever the number of terms and synonyms.
+        # A NumPy call costs a microsecond or more however small its arrays, most of what a
+        # search of a small catalog costs: the few best candidates are put in order with as
+        # few calls as can be, and their normalized scores computed in Python.
         row_arrays = [matches.rows for _, matches in groups]
         rows = np.concatenate(row_arrays)
         weights = np.concatenate([matches.scores for _, matches in groups])
-        scores = np.bincount(rows, weights, minlength=n_tools).astype(np.float64, copy=False)
+        # With weights, bincount sums floats (its stubs say integers).
+        scores = cast("npt.NDArray[np.float64]", np.bincount(rows, weights, minlength=n_tools))
         matched_words = None
         by_synonym: list[_TermMatches] = []
         if words_in_catalog > 1:
@@ -311,16 +315,13 @@ class BM25Engine(SearchEngine):
                     scores, min_score, limit
                 )
         # `candidates` are in catalog order, and a stable sort keeps it for equal scores.
-        order = np.argsort(-candidate_scores, kind="stable")
-        ranked_scores = candidate_scores[order]
-        # The normalized score is score / (score + scale): it follows the score, so it never
-        # rises down the ranking.
-        normalized = ranked_scores / (ranked_scores + scale)
-        positions = candidates[order]
+        order = (-candidate_scores).argsort(kind="stable")
+        ranked_scores: list[float] = candidate_scores[order].tolist()
         return RankedCandidates(
-            positions=positions.tolist(),
-            scores=ranked_scores.tolist(),
-            normalized_scores=normalized.tolist(),
+            positions=candidates[order].tolist(),
+            scores=ranked_scores,
+            # score / (score + scale) follows the score, so it never rises down the ranking.
+            normalized_scores=[score / (score + scale) for score in ranked_scores],
             exhaustive=exhaustive,
             explain=lambda position: _explain(groups, state, position),
         )
