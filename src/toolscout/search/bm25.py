@@ -216,8 +216,9 @@ class _IndexState:
 
     tools: tuple[_AnalysedTool, ...]
     matrix: sparse.csc_matrix  # tools × terms, BM25 weight × idf
-    # Column → its postings (tools, scores) in names, namespaces and descriptions alone, for
-    # the terms that are some query word's synonym: a synonym is matched there only.
+    # Column → its postings (tools, scores times `synonym_weight`) in names, namespaces and
+    # descriptions alone, for the terms that are some query word's synonym: a synonym is
+    # matched there only.
     synonym_postings: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]
     idf: npt.NDArray[np.float64]
     terms: list[str]  # by column
@@ -422,8 +423,8 @@ class BM25Engine(SearchEngine):
         self, main_matrix: sparse.csc_matrix, idf: npt.NDArray[np.float64]
     ) -> dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """The postings in names, namespaces and descriptions of the terms that are some
-        word's synonym: a synonym is matched where a tool says what it does, not in its
-        parameters, where "end" is a time and "text" a field."""
+        word's synonym, weighted as synonyms: a synonym is matched where a tool says what it
+        does, not in its parameters, where "end" is a time and "text" a field."""
         postings = {}
         indptr, indices, data = main_matrix.indptr, main_matrix.indices, main_matrix.data
         for term in self._synonym_targets:
@@ -432,7 +433,9 @@ class BM25Engine(SearchEngine):
                 continue
             start, end = indptr[column], indptr[column + 1]
             if start < end:
-                postings[column] = (indices[start:end], data[start:end] * idf[column])
+                weighted = data[start:end] * idf[column]
+                weighted *= self.options.synonym_weight
+                postings[column] = (indices[start:end], weighted)
         return postings
 
     def _score_scale(self, n_tools: int) -> float:
@@ -491,58 +494,17 @@ class BM25Engine(SearchEngine):
         alternatives = self._alternatives(
             key[0], key[1], state, excluded=key[2] if len(key) == 3 else frozenset()
         )
-        indptr, indices, data = state.matrix.indptr, state.matrix.indices, state.matrix.data
         if not alternatives:
             matches, copied = _NO_MATCHES, False
         elif len(alternatives) == 1 and alternatives[0].kind != "synonym":
-            alt = alternatives[0]
-            start, end = indptr[alt.column], indptr[alt.column + 1]
-            scores = data[start:end]
-            copied = alt.weight != 1  # an exact word's scores are the matrix's own: a view
+            column, weight, _ = alternatives[0]
+            rows, scores = _column_postings(state.matrix, column)
+            copied = weight != 1  # an exact word's scores are the matrix's own: a view
             if copied:
-                scores = alt.weight * scores
-            matches = _TermMatches(alternatives, indices[start:end], scores, _NO_ROWS, _NO_SCORES)
+                scores = weight * scores
+            matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES)
         else:
-            # Several alternatives (synonyms, prefixes): each tool's best one, so a word counts
-            # once. A synonym is matched in names, namespaces and descriptions only.
-            postings = [
-                state.synonym_postings[alt.column]
-                if alt.kind == "synonym"
-                else (
-                    indices[indptr[alt.column] : indptr[alt.column + 1]],
-                    data[indptr[alt.column] : indptr[alt.column + 1]],
-                )
-                for alt in alternatives
-            ]
-            rows, scores = _best_per_tool(
-                len(state.tools),
-                np.concatenate([tools for tools, _ in postings]),
-                np.concatenate(
-                    [
-                        alt.weight * tool_scores
-                        for alt, (_, tool_scores) in zip(alternatives, postings, strict=True)
-                    ]
-                ),
-            )
-            own = [
-                tools
-                for alt, (tools, _) in zip(alternatives, postings, strict=True)
-                if alt.kind != "synonym"
-            ]
-            if len(own) == len(alternatives):  # prefixes, no synonym
-                matches = _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES)
-            elif not own:  # only synonyms: the catalog lacks the word itself
-                matches = _TermMatches(alternatives, rows, scores, rows, scores)
-            else:
-                # The tools no alternative but a synonym matches.
-                synonym_only = np.ones(len(state.tools), dtype=bool)
-                for tools in own:
-                    synonym_only[tools] = False
-                by_synonym = synonym_only[rows]
-                matches = _TermMatches(
-                    alternatives, rows, scores, rows[by_synonym], scores[by_synonym]
-                )
-            copied = True
+            matches, copied = _merged_matches(alternatives, state), True
         state.cache.add(key, matches, copied=copied)
         return matches
 
@@ -634,14 +596,44 @@ def _best_candidates(
     return candidates, candidate_scores, exhaustive
 
 
-def _best_per_tool(
-    n_tools: int, rows: npt.NDArray[np.int32], scores: npt.NDArray[np.float64]
+def _column_postings(
+    matrix: sparse.csc_matrix, column: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
-    """The tools among `rows`, each once, with its best score (scores are >= 0)."""
-    best = np.full(n_tools, -1.0)
-    np.maximum.at(best, rows, scores)
-    tools = (best >= 0).nonzero()[0].astype(np.int32)
-    return tools, best[tools]
+    """The tools a column's term is in, and its scores there: views of the matrix."""
+    start, end = matrix.indptr[column], matrix.indptr[column + 1]
+    return matrix.indices[start:end], matrix.data[start:end]
+
+
+def _merged_matches(alternatives: tuple[_Alternative, ...], state: _IndexState) -> _TermMatches:
+    """The matches of a term with several alternatives (synonyms, prefixes): each tool's best
+    one, so that a word counts once."""
+    # The term's own alternatives share one weight: they are the word itself, or its
+    # completions when the catalog lacks it. Synonyms come weighted, from names, namespaces
+    # and descriptions only.
+    own = [alt for alt in alternatives if alt.kind != "synonym"]
+    postings = [_column_postings(state.matrix, alt.column) for alt in own]
+    postings += [
+        state.synonym_postings[alt.column] for alt in alternatives if alt.kind == "synonym"
+    ]
+    all_rows = np.concatenate([tools for tools, _ in postings])
+    all_scores = np.concatenate([scores for _, scores in postings])
+    own_entries = sum(len(tools) for tools, _ in postings[: len(own)])
+    if own and own[0].weight != 1:
+        all_scores[:own_entries] *= own[0].weight
+    # Each tool's best score (scores are >= 0).
+    best = np.full(len(state.tools), -1.0)
+    np.maximum.at(best, all_rows, all_scores)
+    rows = (best >= 0).nonzero()[0].astype(np.int32)
+    scores = best[rows]
+    if len(own) == len(alternatives):  # prefixes, no synonym
+        return _TermMatches(alternatives, rows, scores, _NO_ROWS, _NO_SCORES)
+    if not own:  # only synonyms: the catalog lacks the word itself
+        return _TermMatches(alternatives, rows, scores, rows, scores)
+    # The tools no alternative but a synonym matches.
+    synonym_only = np.ones(len(state.tools), dtype=bool)
+    synonym_only[all_rows[:own_entries]] = False
+    by_synonym = synonym_only[rows]
+    return _TermMatches(alternatives, rows, scores, rows[by_synonym], scores[by_synonym])
 
 
 def _explain(
