@@ -38,6 +38,11 @@ _STEP_BREAKS = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+# What every step break holds: a newline, a semicolon, a sentence's end, or one of these words.
+# A regex split tries its pattern at each space, where these alternatives cost much more than
+# a plain search of the request for them: most requests have none, and are not split.
+_STEP_WORDS = ("then", "also", "after", "finally")
+_SENTENCE_END = re.compile(r"[.!?]\s")
 # Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
 # the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
 # ("with a mass of 45 kg, a volume of 15 m³").
@@ -80,7 +85,8 @@ def split_needs(request: str) -> list[str]:
         return f"\x00{len(quoted) - 1}\x00"
 
     masked = _QUOTED.sub(hide, request)
-    steps = [step for step in _STEP_BREAKS.split(masked) if step and step.strip()]
+    pieces = _STEP_BREAKS.split(masked) if _may_have_step_breaks(masked) else [masked]
+    steps = [step for step in pieces if step and step.strip()]
     needs: list[str] = []
     for step in steps:
         needs += _clauses(step)
@@ -93,6 +99,19 @@ def split_needs(request: str) -> list[str]:
 
     cleaned = [unhide(_LEADING_JOINERS.sub("", need).strip(" ,.")) for need in needs]
     return [need for need in cleaned if need] or [request]
+
+
+def _may_have_step_breaks(text: str) -> bool:
+    """False when `text` has no step break for certain; a quick look for what each holds."""
+    if not text.isascii():
+        return True  # case-insensitive matching knows more letters than `str.lower` does
+    lowered = text.lower()
+    return (
+        "\n" in text
+        or ";" in text
+        or any(word in lowered for word in _STEP_WORDS)
+        or _SENTENCE_END.search(text) is not None
+    )
 
 
 def _clauses(step: str) -> list[str]:
