@@ -45,7 +45,7 @@ _STEP_WORDS = ("then", "also", "after", "finally")
 _SENTENCE_END = re.compile(r"[.!?]\s")
 # Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
 # the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
-# ("with a mass of 45 kg, a volume of 15 m³").
+# ("with a mass of 45 kg, a volume of 15 m³"). The lookahead is `_STEP_BREAKS`'s.
 _CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
 
 #: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
