@@ -24,6 +24,7 @@ from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_markdown, to_rich
+from benchmarks.rewordings import run_rewordings
 from benchmarks.semantic import (
     remember_peer_queries,
     run_model_speed,
@@ -125,9 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for table in run_mcp_tasks(quality_engines, splits, mcp_dev):
             tables.append(table)
             console.print(to_rich(table))
-    senses = run_senses(quality_engines)
-    tables.append(senses)
-    console.print(to_rich(senses))
+    for table in (run_senses(quality_engines), run_rewordings(quality_engines, splits)):
+        tables.append(table)
+        console.print(to_rich(table))
     # Latency is measured on dev queries whatever the split: test stays for quality reports.
     speed_queries = spread(
         [query.text for query in data.queries_in("dev")], 30 if args.quick else 200

@@ -59,14 +59,15 @@ def choose_engine(engine: EngineName) -> EngineChoice:
     return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
 
 
-#: Default `threshold` for BM25: hits whose normalized score is below it are dropped, so a
-#: query no tool serves returns nothing. Chosen on the BFCL dev split (see benchmarks/).
+#: Default `threshold` for BM25: a search whose best hit's normalized score is below it
+#: returns nothing, so a query no tool serves gets no tools. Chosen on the BFCL dev split.
 DEFAULT_THRESHOLD = 0.4
 
-#: Default `threshold` of each engine, chosen on the BFCL dev split: for semantic and hybrid,
-#: the highest that costs at most half a point of Recall@5 (see benchmarks/).
+#: Default `threshold` of each engine. Semantic and hybrid: a little below the highest at
+#: which reworded requests over real MCP tools (benchmarks/senses.py) keep every right tool
+#: that a search with no threshold has in its top 5 (`python -m benchmarks.tune_semantic`).
 DEFAULT_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
-    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.25, "hybrid": 0.25}
+    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.09, "hybrid": 0.18}
 )
 
 #: The most results one search returns.
@@ -91,9 +92,10 @@ class ToolIndex:
             last two need the `toolscout[semantic]` extra. `"auto"`, the default, is hybrid
             where that extra is installed and BM25 elsewhere; `engine_choice` says which
             and why.
-        threshold: default lowest `normalized_score` a hit may have (0–1); 0 keeps every
-            match; `None` takes the engine's default (`DEFAULT_THRESHOLDS`). Regex hits all
-            score 1.
+        threshold: default lowest `normalized_score` (0–1) the best hit of a search must
+            have, or the search returns nothing; other hits need half of it. 0 answers every
+            query that matches anything; `None` takes the engine's default
+            (`DEFAULT_THRESHOLDS`). Regex hits all score 1.
         bm25: options for the BM25 engine (and BM25 within hybrid).
         regex: options for the regex engine.
         semantic: options for semantic search (and semantic within hybrid).
@@ -143,8 +145,10 @@ class ToolIndex:
             query: words describing the tool needed (BM25) or a pattern (regex).
             k: how many results at most (1–100).
             min_score: drop hits whose raw `score` is below this.
-            threshold: drop hits whose `normalized_score` is below this (0–1); `None` uses
-                the index default, 0 disables it.
+            threshold: return nothing when the best hit's `normalized_score` is below this
+                (0–1), and otherwise the hits that score at least half of it; `None` uses
+                the index default, 0 disables it. The threshold decides whether the catalog
+                has a tool for the query; the ranking, which tools come first.
             filter: keep only tools for which it returns True; applied before `k`, so a
                 filtered search still returns up to `k` tools.
 
@@ -208,7 +212,7 @@ class ToolIndex:
     ) -> SearchResults:
         limit = k
         while True:
-            candidates = self._engine.rank(query, limit, threshold=threshold, min_score=min_score)
+            candidates = self._engine.rank(query, limit, min_score=min_score)
             hits, filtered_out = self._accept(tools, candidates, k, tool_filter)
             # Fewer candidates than asked for means the engine has no more to give
             # (regex out of time): asking again would only repeat the same work.
@@ -216,6 +220,10 @@ class ToolIndex:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
+        if hits and hits[0].normalized_score < threshold:
+            hits = []  # the best tool the caller may use is not relevant enough: none is
+        else:  # beside a relevant best hit, one under half the threshold is noise
+            hits = [hit for hit in hits if hit.normalized_score >= threshold / 2]
         if not hits and notice is None:
             notice = _nothing_relevant_notice(filtered_out)
         return SearchResults(hits, query=query, notice=notice)
