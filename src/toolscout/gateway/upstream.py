@@ -8,10 +8,15 @@ error that says what happened and when the next attempt is.
 
 Upstreams are spoken to in the session-based revisions of MCP (the `initialize` handshake),
 which every server supports and which delivers `tools/list_changed` on the session itself.
+
+Everything else a server sends (its other notifications, and its requests for sampling,
+elicitation and roots) goes to the `UpstreamPeer` the gateway gives it; `Upstream.request()`
+sends it requests other than tool calls.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import json
 import logging
@@ -24,20 +29,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
+from typing import Any, Literal, NoReturn, Protocol, Self, TextIO, TypeAlias, TypeVar
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.session import IncomingMessage
+from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
@@ -95,6 +100,40 @@ ToolsCallback: TypeAlias = Callable[["Upstream", list[types.Tool], list[str]], A
 """Called with an upstream's tools (and sentences about those it listed wrongly) whenever they
 are (re)listed; returns how many tools the gateway offers from it."""
 StatusCallback: TypeAlias = Callable[[UpstreamStatus], None]
+_ResultT = TypeVar("_ResultT", bound=BaseModel)
+
+
+class UpstreamPeer(Protocol):
+    """What the gateway does with what an upstream sends besides its tools: its
+    notifications, and its requests to the client (`toolscout.gateway.passthrough`)."""
+
+    async def connected(self, upstream: Upstream, session: ClientSession) -> None:
+        """A connection is initialized and its tools listed; runs before calls go through.
+        Must not raise."""
+
+    async def notified(self, upstream: Upstream, notification: types.ServerNotification) -> None:
+        """A notification other than `tools/list_changed` and those the SDK applies itself."""
+
+    async def sample(
+        self,
+        upstream: Upstream,
+        context: ClientRequestContext,
+        params: types.CreateMessageRequestParams,
+    ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+        """`sampling/createMessage`."""
+        ...
+
+    async def elicit(
+        self, upstream: Upstream, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """`elicitation/create`."""
+        ...
+
+    async def list_roots(
+        self, upstream: Upstream, context: ClientRequestContext
+    ) -> types.ListRootsResult | types.ErrorData:
+        """`roots/list`."""
+        ...
 
 
 class Upstream:
@@ -111,6 +150,8 @@ class Upstream:
         restart: The backoff between attempts.
         on_status: Told of every change of state.
         errlog: Where a stdio server's stderr goes.
+        peer: Receives the server's other notifications and its requests to the client;
+            without one, the gateway declares no client capabilities to the server.
     """
 
     def __init__(
@@ -126,6 +167,7 @@ class Upstream:
         max_result_size: int = DEFAULT_MAX_RESULT_SIZE,
         on_status: StatusCallback | None = None,
         errlog: TextIO | None = None,
+        peer: UpstreamPeer | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -137,6 +179,7 @@ class Upstream:
         self._on_tools = on_tools
         self._on_status = on_status
         self._errlog = errlog or sys.stderr
+        self._peer = peer
         self._connection: _Connection | None = None
         self._connected_at: float | None = None
         self._delay = restart.initial_delay
@@ -197,6 +240,8 @@ class Upstream:
     async def _serve_one_connection(self, started: float) -> NoReturn:
         async with self._open() as connection:
             await self._list(connection)
+            if self._peer is not None:
+                await self._peer.connected(self, connection.session)
             self._connection = connection
             self._connected_at = time.monotonic()
             self._set_status(
@@ -270,17 +315,53 @@ class Upstream:
                 if settings.command
                 else "the connection to it closed"
             )
-            connection = _Connection(self._lost, closed)
+            connection = _Connection(self._lost, closed, self._notified)
             session = _RelaySession(
                 _WatchedStream(read, connection),
                 write,
                 read_timeout_seconds=self.connect_timeout,
                 message_handler=connection.on_message,
                 client_info=_CLIENT_INFO,
+                **self._client_callbacks(),
             )
             connection.session = await stack.enter_async_context(session)
             await session.initialize()
             yield connection
+
+    def _client_callbacks(self) -> dict[str, Any]:
+        """The session's answers to the server's requests: the peer's, which declares to the
+        server that the gateway can sample, elicit (form and URL) and list roots."""
+        peer = self._peer
+        if peer is None:
+            return {}
+
+        async def sample(
+            context: ClientRequestContext, params: types.CreateMessageRequestParams
+        ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+            return await peer.sample(self, context, params)
+
+        async def elicit(
+            context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult | types.ErrorData:
+            return await peer.elicit(self, context, params)
+
+        async def list_roots(
+            context: ClientRequestContext,
+        ) -> types.ListRootsResult | types.ErrorData:
+            return await peer.list_roots(self, context)
+
+        return {
+            "sampling_callback": sample,
+            "sampling_capabilities": types.SamplingCapability(
+                context=types.SamplingContextCapability(), tools=types.SamplingToolsCapability()
+            ),
+            "elicitation_callback": elicit,
+            "list_roots_callback": list_roots,
+        }
+
+    async def _notified(self, notification: types.ServerNotification) -> None:
+        if self._peer is not None:
+            await self._peer.notified(self, notification)
 
     async def _follow(self, connection: _Connection) -> None:
         """Re-list the tools when the server says they changed; check the connection when
@@ -366,6 +447,65 @@ class Upstream:
                 f"Unicode (a lone surrogate, at {where}), so the gateway cannot pass it on."
             )
         return result
+
+    async def request(
+        self,
+        request: types.ClientRequest,
+        result_type: type[_ResultT],
+        *,
+        what: str,
+        progress: ProgressFnT | None = None,
+    ) -> _ResultT:
+        """Send the server a request other than a tool call, within the call timeout; its
+        result as the server sent it. Cancelling it cancels it on the server too.
+
+        Args:
+            what: What is asked, for error messages: `the prompt 'greet'`.
+
+        Raises:
+            MCPError: the server is not connected, disconnected, took too long, or answered
+                with an error (its code kept, the server named in the message).
+        """
+        connection = self._connection
+        if connection is None:
+            raise MCPError(types.INTERNAL_ERROR, self._unavailable(what))
+        try:
+            return await connection.session.send_request(
+                request,
+                result_type,
+                request_read_timeout_seconds=self.timeout,
+                progress_callback=progress,
+            )
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:
+                connection.lose(connection.closed_reason)
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The server {self.name!r} disconnected while answering for {what}. The "
+                    f"gateway is {self._again('restarting it')}; try again in a few seconds.",
+                ) from None
+            if error.code == types.REQUEST_TIMEOUT:
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The server {self.name!r} took longer than {self.timeout:g} s to answer "
+                    f"for {what}, so the request was cancelled.",
+                ) from None
+            raise MCPError(
+                error.code, f"{error.message} (the server {self.name!r}, for {what})", error.data
+            ) from None
+        except _TRANSPORT_ERRORS as error:
+            connection.check()
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The request for {what} to {self.name!r} failed in transit "
+                f"({type(error).__name__}: {error}); the gateway is checking the connection.",
+            ) from None
+        except ValidationError as error:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The server {self.name!r} answered for {what} with a malformed result "
+                f"({_reason_of(error)}).",
+            ) from None
 
     def _unavailable(self, tool: str) -> str:
         status = self._status
@@ -483,8 +623,14 @@ class _RelaySession(ClientSession):
 class _Connection:
     """One session with the server, and the signals that keep it followed."""
 
-    def __init__(self, on_lost: Callable[[_Connection, str], None], closed_reason: str) -> None:
+    def __init__(
+        self,
+        on_lost: Callable[[_Connection, str], None],
+        closed_reason: str,
+        on_notification: Callable[[types.ServerNotification], Awaitable[None]],
+    ) -> None:
         self._on_lost = on_lost
+        self._on_notification = on_notification
         self.closed_reason = closed_reason
         """What to say when the connection closes under a call."""
         self.session: ClientSession
@@ -501,6 +647,8 @@ class _Connection:
         elif isinstance(message, Exception):
             logger.debug("upstream transport fault: %r", message)
             self.check()
+        else:
+            await self._on_notification(message)
 
     def check(self) -> None:
         """Make sure the server still answers (after a transport fault)."""
@@ -521,6 +669,15 @@ class _WatchedStream:
     def __init__(self, inner: Any, connection: _Connection) -> None:
         self._inner = inner
         self._connection = connection
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        """The context of whoever sent the last message, which the SDK runs its handling
+        of it in: over streamable HTTP, a message that came on the response stream of a
+        request is handled in the context of the gateway task that made that request, so
+        a server's request during a call is known to belong to that call."""
+        context: contextvars.Context | None = getattr(self._inner, "last_context", None)
+        return context
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -610,6 +767,12 @@ def _not_unicode(value: Any) -> str | None:
 
 class _ConnectionLost(Exception):
     """The connection ended after it had worked."""
+
+
+def _reason_of(error: ValidationError) -> str:
+    detail = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in detail["loc"])
+    return f"{where}: {detail['msg']}" if where else str(detail["msg"])
 
 
 def _describe(failure: BaseException, upstream: Upstream) -> str:
