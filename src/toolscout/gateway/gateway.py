@@ -20,6 +20,8 @@ from mcp.shared.dispatcher import ProgressFnT
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import NAMESPACE_SEPARATOR
 from toolscout.gateway.config import GatewayConfig, Transport, namespace_of
+from toolscout.gateway.passthrough import Passthrough
+from toolscout.gateway.relay import Relay
 from toolscout.gateway.tools import offered_tools, sync_namespace
 from toolscout.gateway.upstream import StatusCallback, Upstream
 from toolscout.protocol.policy import ToolPolicy
@@ -73,14 +75,17 @@ class Relayed:
 class _Relay:
     """The handler of one upstream tool in the catalog."""
 
-    def __init__(self, upstream: Upstream, name: str) -> None:
+    def __init__(self, upstream: Upstream, name: str, relay: Relay) -> None:
         self._upstream = upstream
         self._name = name
+        self._relay = relay
 
     async def __call__(self, /, **arguments: Any) -> Relayed:
         request = REQUEST_CONTEXT.get()
         progress = request.report_progress if isinstance(request, GatewayRequest) else None
-        return Relayed(await self._upstream.call(self._name, arguments, progress=progress))
+        with self._relay.on_behalf(self._upstream):
+            result = await self._upstream.call(self._name, arguments, progress=progress)
+        return Relayed(result)
 
 
 ListChanged = Callable[[], Awaitable[None]]
@@ -98,7 +103,8 @@ class Gateway:
         errlog: Where stdio servers' stderr goes (the gateway's stderr by default).
 
     `async with gateway.running():` starts every upstream at once, and
-    `await gateway.settled()` waits until each has connected or failed once.
+    `await gateway.settled()` waits until each has connected or failed once. Prompts,
+    resources and the rest of MCP pass through `gateway.passthrough`.
     """
 
     def __init__(
@@ -123,6 +129,7 @@ class Gateway:
         self._always = frozenset(settings.always_available)
         self._definitions: dict[str, types.Tool] = {}
         self._listeners: list[ListChanged] = []
+        self.passthrough = Passthrough(config, self.search, lambda: self.upstreams)
         serve = config.gateway
         self.upstreams = {
             name: Upstream(
@@ -136,6 +143,7 @@ class Gateway:
                 restart=serve.restart,
                 on_status=on_status,
                 errlog=errlog,
+                peer=self.passthrough,
             )
             for name, upstream in config.upstreams().items()
         }
@@ -185,7 +193,7 @@ class Gateway:
             namespace=namespace,
             settings=upstream.settings,
             pinned=frozenset(pinned),
-            handler=lambda name: _Relay(upstream, name),
+            handler=lambda name: _Relay(upstream, name, self.passthrough.relay),
             deferred=self.config.tool_search.enabled,
         )
         for problem in [*problems, *skipped]:

@@ -33,12 +33,15 @@ def text(value: str, *, error: bool = False) -> types.CallToolResult:
     )
 
 
-def serve(server: Server[Any]) -> None:
-    """Serve on stdio, or on `--http PORT` (streamable HTTP at /mcp), until stopped."""
+def serve(server: Server[Any], notifications: NotificationOptions | None = None) -> None:
+    """Serve on stdio, or on `--http PORT` (streamable HTTP at /mcp), until stopped; the
+    server says it sends `notifications/tools/list_changed`, or what `notifications` says."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=None)
     options, _ = parser.parse_known_args()
-    init = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    init = server.create_initialization_options(
+        notifications or NotificationOptions(tools_changed=True)
+    )
 
     async def main() -> None:
         if options.http is None:
