@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -611,64 +611,90 @@ class TestTwoClients:
         """Bob's call to the stdio server is in flight while it asks for Alice's call: the
         request does not say which call it is for, so it is refused."""
 
-        async def scenario() -> tuple[str, str, list[str], list[str]]:
+        async def scenario() -> tuple[str, list[str], list[str]]:
             alice_asked: list[str] = []
             bob_asked: list[str] = []
             async with (
                 connect_http(sampling_callback=sampling_client("alice", alice_asked)) as alice,
                 connect_http(sampling_callback=sampling_client("bob", bob_asked)) as bob,
+                holding(bob, alice),
             ):
-                await bob.call_tool("search_tools", {"queries": ["asking__hold"]})
-                held: list[str] = []
-                holding = anyio.Event()
+                result = await call(alice, "asking__ask_model", question="?", related="yes")
+            return result, alice_asked, bob_asked
 
-                async def on_progress(
-                    value: float, total: float | None, message: str | None
-                ) -> None:
-                    holding.set()
-
-                async def hold() -> None:
-                    arguments = {"name": "asking__hold", "arguments": {}}
-                    result = await bob.call_tool(
-                        "call_tool", arguments, progress_callback=on_progress
-                    )
-                    held.append(text(result))
-
-                async with anyio.create_task_group() as group:
-                    group.start_soon(hold)
-                    with anyio.fail_after(10):
-                        await holding.wait()  # Bob's call is at the server
-                    result = await call(alice, "asking__ask_model", question="?", related="yes")
-                    await call(alice, "asking__release")
-            return result, held[0], alice_asked, bob_asked
-
-        result, held, alice_asked, bob_asked = run(scenario)
+        result, alice_asked, bob_asked = run(scenario)
         assert result == (
             "the client refused: The gateway did not pass this sampling/createMessage request on "
-            "to a client: "
-            "several clients of the gateway have requests in flight to 'asking' and the request "
-            "does not say which one it is for, so none of them is asked. (-32600)"
+            "to a client: several clients of the gateway have requests in flight to 'asking' and "
+            "the request does not say which one it is for, so none of them is asked. (-32600)"
         )
-        assert held == "released"
         assert alice_asked == bob_asked == []
 
+    def test_a_log_message_that_may_be_about_either_session_reaches_neither(
+        self, connect_http: Connect
+    ) -> None:
+        async def scenario() -> tuple[list[Any], list[Any]]:
+            logs: dict[str, list[Any]] = {"alice": [], "bob": []}
+            marked = anyio.Event()
 
-def in_process(
+            def collect(name: str) -> Callable[..., Any]:
+                async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+                    logs[name].append(params.data)
+                    if params.data == "marker":
+                        marked.set()
+
+                return on_log
+
+            async with (
+                connect_http(logging_callback=collect("alice")) as alice,
+                connect_http(logging_callback=collect("bob")) as bob,
+            ):
+                async with holding(bob, alice):
+                    await call(alice, "asking__log", message="whose?")
+                # Alice's alone now: this one is hers, and comes after the other.
+                await call(alice, "asking__log", message="marker")
+                with anyio.fail_after(30):
+                    await marked.wait()
+            return logs["alice"], logs["bob"]
+
+        assert run(scenario) == (["marker"], [])
+
+
+@asynccontextmanager
+async def holding(client: Client, releaser: Client) -> AsyncIterator[None]:
+    """`client`'s call to the asking server (over stdio) in flight until the block ends."""
+    await client.call_tool("search_tools", {"queries": ["asking__hold"]})
+    holds = anyio.Event()
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        holds.set()
+
+    async def hold() -> None:
+        arguments = {"name": "asking__hold", "arguments": {}}
+        result = await client.call_tool("call_tool", arguments, progress_callback=on_progress)
+        assert text(result) == "released"
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(hold)
+        with anyio.fail_after(30):
+            await holds.wait()  # the call is at the server
+        try:
+            yield
+        finally:
+            await call(releaser, "asking__release")
+
+
+@asynccontextmanager
+async def in_process(
     servers: dict[str, Any], filter: Callable[[Tool, Any, Phase], bool] | None = None
-) -> AbstractAsyncContextManager[Client]:
+) -> AsyncIterator[Client]:
     """A gateway in this process over these servers, and a client session with it."""
-    from contextlib import asynccontextmanager
-
-    @asynccontextmanager
-    async def session() -> Any:
-        gateway = Gateway(GatewayConfig.model_validate({"servers": servers}), filter=filter)
-        front = GatewayServer(gateway, "stdio")
-        async with gateway.running():
-            await gateway.settled()
-            async with Client(front.server) as client:
-                yield client
-
-    return session()
+    gateway = Gateway(GatewayConfig.model_validate({"servers": servers}), filter=filter)
+    front = GatewayServer(gateway, "stdio")
+    async with gateway.running():
+        await gateway.settled()
+        async with Client(front.server) as client:
+            yield client
 
 
 class TestFilters:
@@ -739,3 +765,25 @@ class TestFilters:
                 ).resources
 
         assert run(scenario) == ([], [])
+
+
+class TestMalformedServer:
+    def test_its_good_prompts_are_offered_and_a_list_it_cannot_give_is_empty(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        async def scenario() -> tuple[list[str], list[types.Resource], list[Any]]:
+            async with in_process({"malformed": server("malformed")}) as client:
+                return (
+                    [prompt.name for prompt in (await client.list_prompts()).prompts],
+                    (await client.list_resources()).resources,
+                    (await client.list_resource_templates()).resource_templates,
+                )
+
+        caplog.set_level("WARNING", "toolscout.gateway")
+        prompts, resources, templates = run(scenario)
+        assert prompts == ["malformed__define"]
+        assert resources == templates == []
+        log = caplog.text
+        assert "'broken_prompt' is skipped: its description is not valid Unicode" in log
+        assert "upstream 'malformed': cannot list its resources (malformed answer)" in log
+        assert "upstream 'malformed': cannot list its resource templates" in log

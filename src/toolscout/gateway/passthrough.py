@@ -64,7 +64,7 @@ class Passthrough:
         self._stateless = config.gateway.stateless
         self.prompts = Prompts()
         self.resources = Resources()
-        self.relay = Relay(filtered=search.filter is not None)
+        self.relay = Relay()
         self._capabilities: dict[str, types.ServerCapabilities] = {}
         self._sessions: dict[str, ClientSession] = {}
         self._clients: Clients | None = None

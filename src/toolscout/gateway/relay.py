@@ -24,10 +24,9 @@ client reports on such a request reaches the server under the server's own token
 server that cancels its request cancels it at the client.
 
 Log messages (`notifications/message`) go where a request would, at or above the level the
-session set with `logging/setLevel`. One the gateway cannot tie to a session goes, over
-stdio, to the client; over HTTP to the sessions that set a level, unless the gateway has a
-filter: a filter may hide a server from some callers, so its unattributed logs then go to the
-gateway's own log only. Each upstream is set to the most detailed level any session asked for.
+session set with `logging/setLevel`. Over HTTP, one the gateway cannot tie to a session goes
+to no client (it may be about another client's call) but to the gateway's own log, at its
+level. Each upstream is set to the most detailed level any session asked for.
 """
 
 from __future__ import annotations
@@ -75,6 +74,17 @@ LEVELS: tuple[types.LoggingLevel, ...] = (
     "alert",
     "emergency",
 )
+#: How the gateway's own log writes an upstream's message of each level.
+_PYTHON_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
 #: Sessions whose log level, and URL elicitations whose completion, are remembered.
 _MAX_REMEMBERED = 10_000
 _ResultT = TypeVar("_ResultT", bound=BaseModel)
@@ -156,14 +166,9 @@ class OriginMiddleware:
 
 
 class Relay:
-    """Relays the upstreams' requests and log messages to the client sessions they are for.
+    """Relays the upstreams' requests and log messages to the client sessions they are for."""
 
-    Args:
-        filtered: The gateway has a filter: logs not tied to a session stay in its own log.
-    """
-
-    def __init__(self, *, filtered: bool) -> None:
-        self._filtered = filtered
+    def __init__(self) -> None:
         self._clients: Clients | None = None
         self._in_flight: dict[str, list[Origin]] = {}
         self._levels: OrderedDict[str, types.LoggingLevel] = OrderedDict()
@@ -347,21 +352,23 @@ class Relay:
 
     async def log(self, upstream: Upstream, params: types.LoggingMessageNotificationParams) -> None:
         """Pass on a server's log message (see the module docstring)."""
-        logger.debug("upstream %r logged %s: %.500r", upstream.name, params.level, params.data)
-        notification = types.LoggingMessageNotification(params=params)
         origin = self._origin_for(upstream)
-        if isinstance(origin, Origin):
-            if params.level in origin.log_levels and self._admits(origin.session_id, params.level):
-                try:
-                    await origin.session.send_notification(notification, origin.request_id)
-                except Exception:  # a client that went away
-                    logger.debug("cannot pass a log message on", exc_info=True)
+        if not isinstance(origin, Origin):
+            logger.log(
+                _PYTHON_LEVELS[params.level],
+                "upstream %r logged (%s): %.500s",
+                upstream.name,
+                params.level,
+                params.data,
+            )
             return
-        if self._filtered or self._clients is None:
-            return
-        wanted = [sid for sid, level in self._levels.items() if _at_least(params.level, level)]
-        if wanted:
-            await self._clients.notify(notification, wanted)
+        logger.debug("upstream %r logged %s: %.500r", upstream.name, params.level, params.data)
+        if params.level in origin.log_levels and self._admits(origin.session_id, params.level):
+            notification = types.LoggingMessageNotification(params=params)
+            try:
+                await origin.session.send_notification(notification, origin.request_id)
+            except Exception:  # a client that went away
+                logger.debug("cannot pass a log message on", exc_info=True)
 
     def set_level(
         self, session_id: str | None, level: types.LoggingLevel

@@ -1,7 +1,8 @@
 """A server that asks its client: tools that sample the client's model, elicit an answer from
 its user or list its roots, each returning what the client answered (or the error it got),
 and one that gives up on its question, so that a test sees the cancellation reach the client.
-Its requests ride the call's own stream unless told otherwise (`related: "no"`). `hold`
+Its requests (and its log messages) ride the call's own stream unless told otherwise
+(`related: "no"`). `hold`
 reports progress, then answers once `release` is called, to keep a call in flight."""
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ TOOLS = [
     tool("ask_user_to_visit", "Ask the client's user to open a page."),
     tool("roots", "List the client's roots."),
     tool("ask_and_give_up", "Ask the client's model, and give up after a moment."),
+    tool("log", "Log a message about the call.", message="The message."),
     tool("hold", "Answer once release is called."),
     tool("release", "Let the held calls answer."),
 ]
@@ -99,6 +101,11 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         if params.name == "roots":
             answer, _ = await ask(ctx, types.ListRootsRequest(), types.ListRootsResult)
             return text(", ".join(str(root.uri) for root in answer.roots))
+        if params.name == "log":
+            await ctx.session.send_log_message(
+                "info", arguments["message"], "asking", ctx.request_id
+            )
+            return text("logged")
         if params.name == "hold":
             await ctx.session.report_progress(0, None, "holding")
             await RELEASED[0].wait()
