@@ -37,8 +37,13 @@ from tests.gateway.conftest import (
     write_config,
 )
 from toolscout.catalog import Tool
-from toolscout.gateway import Gateway, GatewayConfig, GatewayServer
-from toolscout.gateway.resources import gateway_uri, split_gateway_uri
+from toolscout.gateway import (
+    Gateway,
+    GatewayConfig,
+    GatewayServer,
+    gateway_uri,
+    split_gateway_uri,
+)
 from toolscout.protocol import Phase
 
 Connect = Callable[..., AbstractAsyncContextManager[Client]]
@@ -787,3 +792,35 @@ class TestMalformedServer:
         assert "'broken_prompt' is skipped: its description is not valid Unicode" in log
         assert "upstream 'malformed': cannot list its resources (malformed answer)" in log
         assert "upstream 'malformed': cannot list its resource templates" in log
+
+
+class TestStateless:
+    def test_without_sessions_there_are_no_subscriptions_and_no_requests_to_the_client(
+        self, config: Path, tmp_path: Path
+    ) -> None:
+        servers = {"library": server("library"), "asking": server("asking")}
+        stateless = write_config(tmp_path, servers, gateway={"stateless": True})
+        gateway = GatewayProcess(stateless, "--port", "0")
+        try:
+            url = gateway.url(limit=LIMIT)
+
+            async def scenario() -> tuple[types.ServerCapabilities, str, str]:
+                asked: list[str] = []
+                async with http_client(
+                    url, None, sampling_callback=sampling_client("claude", asked)
+                ) as client:
+                    with pytest.raises(MCPError) as raised:
+                        await client.subscribe_resource(DUNE)
+                    sampled = await call(client, "asking__ask_model", question="?", related="yes")
+                    assert asked == []
+                    return client.server_capabilities, raised.value.message, sampled
+
+            capabilities, refused, sampled = run(scenario)
+        finally:
+            gateway.stop()
+        assert capabilities.resources is not None and not capabilities.resources.subscribe
+        assert refused == (
+            "Subscriptions need a session, and this gateway serves every HTTP request on its "
+            "own (gateway.stateless)."
+        )
+        assert "the client's connection cannot carry requests from the server" in sampled

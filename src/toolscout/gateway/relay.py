@@ -204,7 +204,7 @@ class Relay:
         context: ClientRequestContext,
         params: types.CreateMessageRequestParams,
     ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
-        origin = self._origin_for(upstream)
+        origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "sampling/createMessage", origin)
         tools = wants_sampling_tools(params.tools, params.tool_choice)
@@ -239,7 +239,7 @@ class Relay:
     async def elicit(
         self, upstream: Upstream, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        origin = self._origin_for(upstream)
+        origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "elicitation/create", origin)
         url = isinstance(params, types.ElicitRequestURLParams)
@@ -268,7 +268,7 @@ class Relay:
     async def list_roots(
         self, upstream: Upstream, context: ClientRequestContext
     ) -> types.ListRootsResult | types.ErrorData:
-        origin = self._origin_for(upstream)
+        origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "roots/list", origin)
         if not origin.session.check_client_capability(
@@ -292,13 +292,6 @@ class Relay:
         """Put a server's request to the client session it is for; its answer, or an error
         for the server."""
         what = request.method
-        if origin.request_id is not None and not origin.session.can_send_request:
-            return _refused(
-                upstream,
-                what,
-                "the client's connection cannot carry requests from the server (MCP "
-                "2026-07-28, or HTTP without a stream for them)",
-            )
         token = (context.meta or {}).get("progress_token")
         progress = _progress_to(context.session, token) if token is not None else None
         related = origin.request_id
@@ -320,6 +313,21 @@ class Relay:
             return _refused(upstream, what, "the client answered with a malformed result")
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             return _refused(upstream, what, "the client disconnected before answering")
+
+    def _askable(self, upstream: Upstream) -> Origin | str:
+        """The client request a server's request is for, if its client can be asked one;
+        or why not."""
+        origin = self._origin_for(upstream)
+        if (
+            isinstance(origin, Origin)
+            and origin.request_id is not None
+            and not origin.session.can_send_request
+        ):
+            return (
+                "the client's connection cannot carry requests from the server (MCP "
+                "2026-07-28, or HTTP without a stream for them)"
+            )
+        return origin
 
     def _origin_for(self, upstream: Upstream) -> Origin | str:
         """The client request a message from `upstream` belongs to, or why none can be
