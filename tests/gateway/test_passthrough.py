@@ -285,6 +285,26 @@ class TestResources:
         assert blob.mime_type == "image/png" and blob.blob.startswith("iVBORw0KGgo")
         assert emma.contents[0].uri == "toolscout://library/library://books/emma"
 
+    def test_the_server_s_progress_on_a_read_reaches_the_client(
+        self, connect_http: Connect
+    ) -> None:
+        async def scenario() -> list[tuple[float, str | None]]:
+            progress: list[tuple[float, str | None]] = []
+
+            async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                progress.append((value, message))
+
+            async with connect_http() as client:
+                request = types.ReadResourceRequest(
+                    params=types.ReadResourceRequestParams(uri=DUNE)
+                )
+                await client.session.send_request(
+                    request, types.ReadResourceResult, progress_callback=on_progress
+                )
+            return progress
+
+        assert run(scenario) == [(1.0, "read")]
+
     def test_the_server_s_own_uri_is_read_from_the_one_server_that_lists_it(
         self, connect_http: Connect
     ) -> None:
