@@ -23,6 +23,7 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
 
 from tests.gateway import conftest
 from tests.gateway.conftest import (
@@ -368,6 +369,25 @@ class TestNotifications:
         assert "toolscout://library/library://books/ubik" in books
         assert "library__quiz" in prompts
         assert updated == DUNE
+
+    def test_a_client_on_the_2026_revision_learns_of_changes_on_its_listen_stream(self) -> None:
+        async def scenario() -> tuple[Any, Any]:
+            async with in_process({"library": server("library")}) as client:
+                events: list[Any] = []
+                async with client.listen(
+                    prompts_list_changed=True, resources_list_changed=True
+                ) as stream:
+                    await call(client, "library__add_prompt", name="riddle")
+                    with anyio.fail_after(10):
+                        events.append(await stream.__anext__())
+                    await call(client, "library__add_book", title="solaris", text="An ocean.")
+                    with anyio.fail_after(10):
+                        events.append(await stream.__anext__())
+                return events[0], events[1]
+
+        prompts, resources = run(scenario)
+        assert isinstance(prompts, PromptsListChanged)
+        assert isinstance(resources, ResourcesListChanged)
 
     def test_a_server_keeps_one_subscription_for_all_its_subscribers(
         self, connect_http: Connect
