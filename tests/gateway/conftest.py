@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -99,6 +99,25 @@ def files_url() -> Iterator[str]:
         stop(process)
 
 
+@contextmanager
+def http_server(script: str, *args: str, env: dict[str, str] | None = None) -> Iterator[int]:
+    """A test server run as `script.py PORT-OPTION... args` on a free port: `{port}` in
+    `args` is replaced by the port, which is yielded once something listens on it."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVERS / f"{script}.py"), *(a.format(port=port) for a in args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port, process)
+        yield port
+    finally:
+        stop(process)
+
+
 def write_config(folder: Path, servers: dict[str, Any], **sections: Any) -> Path:
     """A gateway config file in `folder`."""
     path = folder / "gateway.yaml"
@@ -160,7 +179,7 @@ class GatewayProcess(LoggedProcess):
         super().__init__(["serve", "--config", str(config), "--transport", "http", *args], env=env)
         self._url: str | None = None
 
-    def url(self, limit: float = 20.0) -> str:
+    def url(self, limit: float = 60.0) -> str:
         """The URL it serves on, once it listens."""
         if self._url is None:
             self._url = self.wait_for(r"serving MCP on (http://\S+)", limit)

@@ -48,15 +48,16 @@ class Passthrough:
 
     Args:
         config: The gateway's configuration.
-        search: The gateway's tool search, whose filter also decides which prompts and
-            resources a request may see and use (`toolscout.gateway.listing`).
+        search: The gateway's tool search as it is now (a reload may replace it), whose
+            filter also decides which prompts and resources a request may see and use
+            (`toolscout.gateway.listing`).
         upstreams: The gateway's upstreams by name, as they are now.
     """
 
     def __init__(
         self,
         config: GatewayConfig,
-        search: ToolSearch,
+        search: Callable[[], ToolSearch],
         upstreams: Callable[[], Mapping[str, Upstream]],
     ) -> None:
         self._search = search
@@ -360,7 +361,7 @@ class Passthrough:
 
     def _policy(self, ctx: ServerRequestContext[Any]) -> PolicyCheck:
         """The filter's answers for this request, as tool search asks them."""
-        search = self._search
+        search = self._search()
         return PolicyCheck(search.filter, self._request(ctx), timeout=search.config.filter_timeout)
 
     def _by_namespace(self) -> dict[str, Upstream]:
