@@ -189,7 +189,7 @@ class Gateway:
         running = dict(self.upstreams)
         for name, upstream in running.items():
             if wanted.get(name) != upstream.settings:
-                await self._stop(name)
+                await self._stop(name, removed=name not in wanted)
                 changes.append(f"server {name!r} {'changed' if name in wanted else 'removed'}")
         if search is not None:
             old_store, self.search = self.search.store, search
@@ -296,8 +296,9 @@ class Gateway:
 
         self._group.start_soon(supervise)
 
-    async def _stop(self, name: str) -> None:
-        """Stop an upstream (its process too) and take its tools out of the catalog."""
+    async def _stop(self, name: str, *, removed: bool) -> None:
+        """Stop an upstream (its process too) and take its tools, prompts and resources out
+        of what clients are offered; `removed` when it left the config (rather than changed)."""
         upstream = self.upstreams.pop(name)
         scope, stopped = self._scopes.pop(name, None), self._stopped.pop(name, None)
         if scope is not None and stopped is not None:
@@ -307,6 +308,7 @@ class Gateway:
         report = sync_namespace(self.catalog, upstream.namespace, [])
         for tool_id in report.removed:
             self._definitions.pop(tool_id, None)
+        await self.passthrough.stopped(upstream, removed=removed)
 
     async def _on_tools(
         self,

@@ -84,6 +84,27 @@ class Passthrough:
             group.start_soon(self._refresh_resources, upstream, session)
             group.start_soon(self._restore, upstream, session)
 
+    async def stopped(self, upstream: Upstream, *, removed: bool) -> None:
+        """An upstream the gateway stopped for a reload: its prompts and resources leave the
+        lists, and the clients are told. The subscriptions to a server removed from the config
+        end; those to a server that changed are made again when it connects."""
+        self._capabilities.pop(upstream.name, None)
+        self._sessions.pop(upstream.name, None)
+        if removed:
+            self.resources.end_subscriptions(upstream)
+        prompts_changed = self.prompts.forget(upstream)
+        resources_changed = self.resources.forget(upstream)
+        if self._clients is None:
+            return
+        if prompts_changed:
+            await self._clients.notify(
+                types.PromptListChangedNotification(), event=PromptsListChanged()
+            )
+        if resources_changed:
+            await self._clients.notify(
+                types.ResourceListChangedNotification(), event=ResourcesListChanged()
+            )
+
     async def notified(self, upstream: Upstream, notification: types.ServerNotification) -> None:
         session = self._sessions.get(upstream.name)
         if isinstance(notification, types.PromptListChangedNotification) and session:

@@ -79,6 +79,11 @@ class Prompts:
             self._listed[upstream.namespace] = listed
             return [p.exposed for p in before.values()] != [p.exposed for p in listed.values()]
 
+    def forget(self, upstream: Upstream) -> bool:
+        """Drop a server's prompts (it was stopped); whether clients were shown any."""
+        self._locks.pop(upstream.name, None)
+        return bool(self._listed.pop(upstream.namespace, None))
+
     async def listed(self, policy: PolicyCheck, namespaces: Iterable[str]) -> list[types.Prompt]:
         """The prompts of these servers the filter lets this request see, server by server."""
         return [

@@ -125,6 +125,13 @@ class Resources:
             self._listed[upstream.namespace] = listing
             return _shown(before) != _shown(listing)
 
+    def forget(self, upstream: Upstream) -> bool:
+        """Drop a server's resources and templates (it was stopped); whether clients were
+        shown any."""
+        self._locks.pop(upstream.name, None)
+        listing = self._listed.pop(upstream.namespace, None)
+        return listing is not None and any(_shown(listing))
+
     async def listed(self, policy: PolicyCheck, namespaces: Iterable[str]) -> list[types.Resource]:
         """The resources of these servers the filter lets this request see, server by
         server."""
@@ -221,6 +228,11 @@ class Resources:
     def subscribed(self, upstream: Upstream) -> list[str]:
         """The URIs of the server someone is subscribed to."""
         return [uri for (name, uri) in self._subscribers if name == upstream.name]
+
+    def end_subscriptions(self, upstream: Upstream) -> None:
+        """Forget every subscription to the server's resources (it left the config)."""
+        for key in [key for key in self._subscribers if key[0] == upstream.name]:
+            del self._subscribers[key]
 
     def drop_sessions(self, session_ids: Iterable[str]) -> list[tuple[str, str]]:
         """Forget the subscriptions of sessions that are gone; `(upstream name, URI)` of each
