@@ -33,6 +33,7 @@ from tests.gateway.test_passthrough import (
     DUNE,
     Inbox,
     call,
+    roots,
 )
 from toolscout.gateway import Gateway, GatewayConfig, GatewayServer
 
@@ -69,6 +70,23 @@ def upstream(name: str, transport: str) -> Iterator[dict[str, Any]]:
 async def set_level(client: Client, level: types.LoggingLevel) -> None:
     request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
     await client.session.send_request(request, types.EmptyResult)
+
+
+class TestRoots:
+    def test_a_client_s_roots_change_reaches_the_servers(self) -> None:
+        async def scenario() -> str:
+            async with serving({"asking": server("asking")}, list_roots_callback=roots) as (
+                _,
+                client,
+            ):
+                await client.session.send_notification(types.RootsListChangedNotification())
+                changes = "0"
+                with anyio.fail_after(30):
+                    while changes == "0":
+                        changes = await call(client, "asking__roots_changes")
+                return changes
+
+        assert run(scenario, limit=LIMIT) == "1"
 
 
 class TestReload:

@@ -206,6 +206,9 @@ class Passthrough:
         ]
         for method, params_type, handler in handlers:
             server.add_request_handler(method, params_type, handler)
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
+        )
 
     def advertised(
         self, capabilities: types.ServerCapabilities, protocol_version: str | None = None
@@ -374,6 +377,17 @@ class Passthrough:
                         group.start_soon(_set_level, upstream, session, level)
         return types.EmptyResult()
 
+    async def _roots_changed(
+        self, ctx: ServerRequestContext[Any], params: types.NotificationParams
+    ) -> None:
+        """A client's roots changed: every connected server of a revision with roots is told,
+        and asks for them again as it needs (`toolscout.gateway.relay` says who is asked)."""
+        async with anyio.create_task_group() as group:
+            for upstream in self._upstreams().values():
+                session = self._sessions.get(upstream.name)
+                if session is not None and session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                    group.start_soon(_tell_roots_changed, upstream, session)
+
     # -- helpers ---------------------------------------------------------------------------
 
     def _request(self, ctx: ServerRequestContext[Any]) -> GatewayRequest:
@@ -400,6 +414,14 @@ async def _set_level(upstream: Upstream, session: ClientSession, level: types.Lo
             await session.send_request(request, types.EmptyResult)
     except Exception as error:  # the level is set again at the next connection
         logger.info("upstream %r: cannot set its log level (%s)", upstream.name, error)
+
+
+async def _tell_roots_changed(upstream: Upstream, session: ClientSession) -> None:
+    try:
+        with anyio.fail_after(upstream.connect_timeout):
+            await session.send_notification(types.RootsListChangedNotification())
+    except Exception as error:  # a server that is going away asks again when it is back
+        logger.debug("upstream %r: cannot tell it the roots changed (%s)", upstream.name, error)
 
 
 async def _unsubscribe(upstream: Upstream, uri: str) -> None:

@@ -3,7 +3,8 @@ its user or list its roots, each returning what the client answered (or the erro
 and one that gives up on its question, so that a test sees the cancellation reach the client.
 Its requests (and its log messages) ride the call's own stream unless told otherwise
 (`related: "no"`). `hold`
-reports progress, then answers once `release` is called, to keep a call in flight."""
+reports progress, then answers once `release` is called, to keep a call in flight;
+`roots_changes` counts the client's `notifications/roots/list_changed`."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ TOOLS = [
     tool("log", "Log a message about the call.", message="The message."),
     tool("hold", "Answer once release is called."),
     tool("release", "Let the held calls answer."),
+    tool("roots_changes", "How many times the client said its roots changed."),
 ]
 RELEASED = [anyio.Event()]
+ROOTS_CHANGES = [0]
 
 
 def sampling(question: str, **more: Any) -> types.CreateMessageRequest:
@@ -110,6 +113,8 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
             await ctx.session.report_progress(0, None, "holding")
             await RELEASED[0].wait()
             return text("released")
+        if params.name == "roots_changes":
+            return text(str(ROOTS_CHANGES[0]))
         if params.name == "release":
             RELEASED[0].set()
             RELEASED[0] = anyio.Event()
@@ -124,5 +129,16 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     return text(f"unknown tool {params.name}", error=True)
 
 
+async def roots_changed(ctx: Any, params: Any) -> None:
+    ROOTS_CHANGES[0] += 1
+
+
 if __name__ == "__main__":
-    serve(Server("asking", on_list_tools=list_tools, on_call_tool=call_tool))
+    serve(
+        Server(
+            "asking",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_roots_list_changed=roots_changed,
+        )
+    )
