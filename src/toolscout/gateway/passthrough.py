@@ -158,9 +158,10 @@ class Passthrough:
         resources = capabilities.resources
         if resources is not None and resources.subscribe:
             for uri in self.resources.subscribed(upstream):
+                request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
                 try:
                     with anyio.fail_after(upstream.connect_timeout):
-                        await session.subscribe_resource(uri)
+                        await session.send_request(request, types.EmptyResult)
                 except Exception as error:  # the subscription is kept for the next connection
                     logger.warning(
                         "upstream %r: cannot subscribe again to %s (%s)",
