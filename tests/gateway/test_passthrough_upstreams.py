@@ -28,12 +28,14 @@ from tests.gateway.conftest import (
     server,
     write_config,
 )
-from tests.gateway.test_lifecycle import FAST_RESTART
+from tests.gateway.test_lifecycle import FAST_RESTART, until
 from tests.gateway.test_passthrough import (
     DUNE,
     Inbox,
     call,
+    elicit,
     roots,
+    sampling_client,
 )
 from toolscout.gateway import Gateway, GatewayConfig, GatewayServer
 
@@ -70,6 +72,156 @@ def upstream(name: str, transport: str) -> Iterator[dict[str, Any]]:
 async def set_level(client: Client, level: types.LoggingLevel) -> None:
     request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
     await client.session.send_request(request, types.EmptyResult)
+
+
+class TestUpstreamTransports:
+    """Everything the library and asking servers offer, with them behind each transport."""
+
+    @pytest.mark.parametrize("transport", ["http", "sse"])
+    def test_the_library_s_prompts_resources_and_notifications_pass(self, transport: str) -> None:
+        async def scenario() -> dict[str, Any]:
+            seen: dict[str, Any] = {}
+            inbox = Inbox()
+            logged: list[tuple[str, Any]] = []
+
+            async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+                logged.append((params.level, params.data))
+
+            with upstream("library", transport) as library:
+                async with serving(
+                    {"library": library}, message_handler=inbox, logging_callback=on_log
+                ) as (_, client):
+                    seen["capabilities"] = client.server_capabilities
+                    await set_level(client, "warning")
+                    seen["prompts"] = [p.name for p in (await client.list_prompts()).prompts]
+                    seen["prompt"] = await client.get_prompt(
+                        "library__summarize", {"title": "dune"}
+                    )
+                    seen["completed"] = (
+                        await client.complete(
+                            types.PromptReference(name="library__summarize"),
+                            {"name": "style", "value": "l"},
+                        )
+                    ).completion.values
+                    seen["resources"] = [r.uri for r in (await client.list_resources()).resources]
+                    templates = await client.list_resource_templates()
+                    seen["templates"] = [t.uri_template for t in templates.resource_templates]
+                    seen["read"] = await client.read_resource(
+                        "toolscout://library/library://books/emma"
+                    )
+                    await client.subscribe_resource(DUNE)
+                    await call(client, "library__log", message="routine", level="info")
+                    await call(client, "library__log", message="trouble", level="error")
+                    await call(client, "library__revise_book", title="dune", text="Spice.")
+                    seen["updated"] = (
+                        await inbox.wait_for(types.ResourceUpdatedNotification)
+                    ).params.uri
+                    await call(client, "library__add_book", title="ubik", text="Time runs back.")
+                    await inbox.wait_for(types.ResourceListChangedNotification)
+                    await call(client, "library__add_prompt", name="quiz")
+                    await inbox.wait_for(types.PromptListChangedNotification)
+                    seen["books"] = [r.uri for r in (await client.list_resources()).resources]
+                    seen["all prompts"] = [p.name for p in (await client.list_prompts()).prompts]
+                    seen["level"] = await call(client, "library__log_level")
+                    with anyio.fail_after(10):
+                        while ("error", "trouble") not in logged:
+                            await anyio.sleep(0.05)
+                    seen["logged"] = logged
+            return seen
+
+        seen = run(scenario, limit=LIMIT)
+        capabilities = seen["capabilities"]
+        assert capabilities.prompts is not None and capabilities.completions is not None
+        assert capabilities.resources is not None and capabilities.resources.subscribe
+        assert capabilities.logging is not None
+        assert seen["prompts"] == ["library__summarize"]
+        assert seen["prompt"].messages[0].content.text == "Summarize dune, short."
+        assert seen["completed"] == ["long", "limerick"]
+        assert DUNE in seen["resources"]
+        assert seen["templates"] == ["toolscout://library/library://books/{title}"]
+        assert seen["read"].contents == [
+            types.TextResourceContents(
+                uri="toolscout://library/library://books/emma", text="A matchmaker in Highbury."
+            )
+        ]
+        assert seen["updated"] == DUNE
+        assert "toolscout://library/library://books/ubik" in seen["books"]
+        assert seen["all prompts"] == ["library__summarize", "library__quiz"]
+        assert seen["level"] == "warning"
+        assert seen["logged"] == [("error", "trouble")]
+
+    @pytest.mark.parametrize("transport", ["http", "sse"])
+    def test_the_asking_server_s_requests_reach_the_client(self, transport: str) -> None:
+        async def scenario() -> list[str]:
+            with upstream("asking", transport) as asking:
+                async with serving(
+                    {"asking": asking},
+                    sampling_callback=sampling_client("claude", []),
+                    elicitation_callback=elicit,
+                    list_roots_callback=roots,
+                ) as (_, client):
+                    return [
+                        await call(client, "asking__ask_model", question="why?", related="yes"),
+                        await call(client, "asking__ask_model", question="how?", related="no"),
+                        await call(client, "asking__ask_user", question="colour?"),
+                        await call(client, "asking__roots"),
+                    ]
+
+        sampled, sampled_unrelated, elicited, listed = run(scenario, limit=LIMIT)
+        assert sampled == "claude: claude heard 'why?' (progress [0.5])"
+        assert sampled_unrelated == "claude: claude heard 'how?' (progress [0.5])"
+        assert elicited == "accept: blue, to colour?"
+        assert listed == "file:///work/project"
+
+
+class TestRestart:
+    def test_a_server_that_restarts_is_subscribed_and_set_to_the_level_again(self) -> None:
+        async def scenario() -> tuple[str, str, str]:
+            inbox = Inbox()
+            async with serving({"library": server("library")}, message_handler=inbox) as (
+                gateway,
+                client,
+            ):
+                await client.subscribe_resource(DUNE)
+                await set_level(client, "error")
+                crashed = await call(client, "library__crash")
+                library = gateway.upstreams["library"]
+                await until(lambda: library.status.connections == 2, limit=30)
+                subscriptions = await call(client, "library__subscriptions")
+                level = await call(client, "library__log_level")
+                await call(client, "library__revise_book", title="dune", text="Spice.")
+                updated = await inbox.wait_for(types.ResourceUpdatedNotification)
+                assert "disconnected during the call to 'crash'" in crashed
+                return subscriptions, level, updated.params.uri
+
+        assert run(scenario, limit=LIMIT) == ("library://books/dune", "error", DUNE)
+
+
+class TestCancellation:
+    def test_a_client_that_gives_up_on_a_read_cancels_it_at_the_server(self) -> None:
+        async def scenario() -> str:
+            async with serving({"library": server("library")}) as (_, client):
+                reading = anyio.CancelScope()
+
+                async def on_progress(
+                    value: float, total: float | None, message: str | None
+                ) -> None:
+                    reading.cancel()  # the read is at the server
+
+                request = types.ReadResourceRequest(
+                    params=types.ReadResourceRequestParams(uri="toolscout://library/library://slow")
+                )
+                with reading:
+                    await client.session.send_request(
+                        request, types.ReadResourceResult, progress_callback=on_progress
+                    )
+                cancelled = ""
+                with anyio.fail_after(30):
+                    while not cancelled:
+                        cancelled = await call(client, "library__cancelled")
+                return cancelled
+
+        assert run(scenario, limit=LIMIT) == "library://slow"
 
 
 class TestRoots:

@@ -1,13 +1,16 @@
 """A library server: books as resources (and a template for any title), a cover as a binary
 resource, prompts with arguments, completions for both, subscriptions, and log messages.
 Its tools change its lists and its books while connected, so that a test can see the
-notifications pass."""
+notifications pass; `crash` ends its process. Reading `library://slow` (not listed) reports
+progress, then waits until it is cancelled, which `cancelled` tells."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
+import anyio
 import mcp_types as types
 from common import serve, text, tool
 from mcp.server.lowlevel import Server
@@ -35,6 +38,7 @@ PROMPTS: dict[str, types.Prompt] = {
 }
 STYLES = ["short", "long", "limerick"]
 SUBSCRIBED: set[str] = set()
+CANCELLED: list[str] = []
 LEVEL: list[str] = []
 TOOLS = [
     tool("add_book", "Add a book to the library.", title="Title.", text="Its text."),
@@ -43,6 +47,8 @@ TOOLS = [
     tool("subscriptions", "The URIs the client is subscribed to."),
     tool("log_level", "The log level the client set."),
     tool("log", "Send a log message.", message="What to log.", level="Its level."),
+    tool("crash", "End the server's process."),
+    tool("cancelled", "The reads that were cancelled."),
 ]
 
 
@@ -74,6 +80,12 @@ async def read_resource(
             types.BlobResourceContents(uri=params.uri, blob=COVER, mime_type="image/png")
         ]
         return types.ReadResourceResult(contents=contents)
+    if params.uri == "library://slow":
+        await ctx.session.report_progress(0, None, "reading")
+        try:
+            await anyio.sleep_forever()
+        finally:
+            CANCELLED.append(params.uri)
     title = params.uri.removeprefix("library://books/")
     if title not in BOOKS:
         raise MCPError(-32002, f"no such book: {title}")
@@ -154,6 +166,10 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     elif params.name == "log":
         level = arguments["level"]
         await ctx.session.send_log_message(level, arguments["message"], "library", ctx.request_id)
+    elif params.name == "crash":
+        os._exit(1)
+    elif params.name == "cancelled":
+        return text(", ".join(CANCELLED))
     else:
         return text(f"unknown tool {params.name}", error=True)
     return text("done")
