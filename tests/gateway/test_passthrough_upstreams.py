@@ -1,7 +1,9 @@
 """What passes through besides tools, with the upstreams people have and while things change:
-the library and asking servers over streamable HTTP and the deprecated HTTP+SSE transport; a
-server that restarts (subscriptions and log level made again); a config reloaded under a
-connected client; cancellation of a read, and a client's roots that change.
+the library and asking servers over streamable HTTP, the deprecated HTTP+SSE transport and
+in the 2026-07-28 revision alone (changes on `subscriptions/listen`, log levels asked per
+request, `input_required` instead of requests to the client); a server that restarts
+(subscriptions and log level made again); a config reloaded under a connected client;
+cancellation of a read, and a client's roots that change.
 
 The servers are real processes; the gateway runs in this process (or as `toolscout serve`
 for the reload), with a real MCP client on the session-based revisions.
@@ -58,11 +60,13 @@ async def serving(servers: dict[str, Any], **options: Any) -> AsyncIterator[tupl
 
 @contextmanager
 def upstream(name: str, transport: str) -> Iterator[dict[str, Any]]:
-    """The config entry of a test server run over `stdio`, `http` or `sse`."""
+    """The config entry of a test server run over `stdio`, `http`, `sse`, or `modern`
+    (streamable HTTP in the 2026-07-28 revision alone)."""
     if transport == "stdio":
         yield server(name)
         return
-    with http_server(name, f"--{transport}", "{port}") as port:
+    options = ["--http", "{port}", "--modern-only"] if transport == "modern" else []
+    with http_server(name, *(options or [f"--{transport}", "{port}"])) as port:
         if transport == "sse":
             yield {"type": "sse", "url": f"http://127.0.0.1:{port}/sse"}
         else:
@@ -77,7 +81,7 @@ async def set_level(client: Client, level: types.LoggingLevel) -> None:
 class TestUpstreamTransports:
     """Everything the library and asking servers offer, with them behind each transport."""
 
-    @pytest.mark.parametrize("transport", ["http", "sse"])
+    @pytest.mark.parametrize("transport", ["http", "sse", "modern"])
     def test_the_library_s_prompts_resources_and_notifications_pass(self, transport: str) -> None:
         async def scenario() -> dict[str, Any]:
             seen: dict[str, Any] = {}
@@ -147,11 +151,14 @@ class TestUpstreamTransports:
         assert seen["updated"] == DUNE
         assert "toolscout://library/library://books/ubik" in seen["books"]
         assert seen["all prompts"] == ["library__summarize", "library__quiz"]
-        assert seen["level"] == "warning"
+        # A server of the 2026-07-28 revision is not set a level: each call asks for its own.
+        assert seen["level"] == ("none" if transport == "modern" else "warning")
         assert seen["logged"] == [("error", "trouble")]
 
-    @pytest.mark.parametrize("transport", ["http", "sse"])
+    @pytest.mark.parametrize("transport", ["http", "sse", "modern"])
     def test_the_asking_server_s_requests_reach_the_client(self, transport: str) -> None:
+        """On the 2026-07-28 revision, as what its `input_required` results ask for."""
+
         async def scenario() -> list[str]:
             with upstream("asking", transport) as asking:
                 async with serving(
@@ -165,13 +172,41 @@ class TestUpstreamTransports:
                         await call(client, "asking__ask_model", question="how?", related="no"),
                         await call(client, "asking__ask_user", question="colour?"),
                         await call(client, "asking__roots"),
+                        _text(await client.get_prompt("asking__greeting")),
                     ]
 
-        sampled, sampled_unrelated, elicited, listed = run(scenario, limit=LIMIT)
-        assert sampled == "claude: claude heard 'why?' (progress [0.5])"
-        assert sampled_unrelated == "claude: claude heard 'how?' (progress [0.5])"
+        sampled, sampled_unrelated, elicited, listed, greeting = run(scenario, limit=LIMIT)
+        # The client's progress on the server's request reaches the server (the 2026-07-28
+        # revision has no progress on what a result asks for).
+        progress = "" if transport == "modern" else " (progress [0.5])"
+        assert sampled == f"claude: claude heard 'why?'{progress}"
+        assert sampled_unrelated == f"claude: claude heard 'how?'{progress}"
         assert elicited == "accept: blue, to colour?"
         assert listed == "file:///work/project"
+        assert greeting == "Hello, blue, to your name?."
+
+    def test_what_a_2026_server_asks_is_refused_when_the_client_cannot_give_it(self) -> None:
+        async def scenario() -> tuple[str, str]:
+            with upstream("asking", "modern") as asking:
+                async with serving({"asking": asking}) as (_, client):
+                    elicited = await call(client, "asking__ask_user", question="colour?")
+                    with pytest.raises(MCPError) as raised:
+                        await client.get_prompt("asking__greeting")
+                    return elicited, raised.value.message
+
+        elicited, refused = run(scenario, limit=LIMIT)
+        why = (
+            "The gateway did not pass this elicitation/create request on to a client: the "
+            "client did not declare the elicitation capability for form mode."
+        )
+        assert elicited == (
+            f"The server 'asking' needs input from the client to run 'ask_user', and did not "
+            f"get it: {why}"
+        )
+        assert refused == (
+            "The server 'asking' needs input from the client to answer for the prompt "
+            f"'greeting', and did not get it: {why}"
+        )
 
 
 class TestRestart:
@@ -292,3 +327,9 @@ class TestReload:
         assert seen["removed"] == ["shelf__summarize"]
         assert seen["resources"] == ["shelf"]
         assert seen["read"] == f"Resource not found: {DUNE!r}"
+
+
+def _text(result: types.GetPromptResult) -> str:
+    content = result.messages[0].content
+    assert isinstance(content, types.TextContent)
+    return content.text

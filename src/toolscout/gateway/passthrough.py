@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolscout.gateway.config import GatewayConfig
+from toolscout.gateway.modern import speaks_modern
 from toolscout.gateway.prompts import Prompts
 from toolscout.gateway.relay import Clients, OriginMiddleware, Relay
 from toolscout.gateway.resources import Resources, exposed_contents, gateway_uri
@@ -136,6 +137,14 @@ class Passthrough:
     ) -> types.ListRootsResult | types.ErrorData:
         return await self.relay.list_roots(upstream, context)
 
+    async def provide(
+        self, upstream: Upstream, requests: types.InputRequests
+    ) -> types.InputResponses | types.ErrorData:
+        return await self.relay.provide(upstream, requests)
+
+    def log_level(self, upstream: Upstream) -> types.LoggingLevel | None:
+        return self.relay.requested_level()
+
     async def _refresh_prompts(self, upstream: Upstream, session: ClientSession) -> None:
         if await self.prompts.refresh(upstream, session) and self._clients is not None:
             await self._clients.notify(
@@ -153,21 +162,19 @@ class Passthrough:
         the subscriptions."""
         capabilities = self._capabilities[upstream.name]
         level = self.relay.upstream_level
-        if level is not None and capabilities.logging is not None:
+        if level is not None and _takes_level(session):
             await _set_level(upstream, session, level)
         resources = capabilities.resources
         if resources is not None and resources.subscribe:
             for uri in self.resources.subscribed(upstream):
-                request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
                 try:
-                    with anyio.fail_after(upstream.connect_timeout):
-                        await session.send_request(request, types.EmptyResult)
-                except Exception as error:  # the subscription is kept for the next connection
+                    await upstream.subscribe(uri)
+                except MCPError as error:  # the subscription is kept for the next connection
                     logger.warning(
                         "upstream %r: cannot subscribe again to %s (%s)",
                         upstream.name,
                         shown(uri),
-                        error,
+                        error.message,
                     )
 
     async def _updated(
@@ -313,12 +320,9 @@ class Passthrough:
                 f"The server {upstream.name!r} does not offer subscriptions to its resources.",
             )
         if self.resources.subscribe(upstream, target.uri, session_id):
-            request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=target.uri))
             try:
                 with self.relay.on_behalf(upstream):
-                    await upstream.request(
-                        request, types.EmptyResult, what=f"a subscription to {shown(target.uri)}"
-                    )
+                    await upstream.subscribe(target.uri)
             except BaseException:
                 self.resources.unsubscribe(upstream, target.uri, session_id)
                 raise
@@ -374,7 +378,7 @@ class Passthrough:
             async with anyio.create_task_group() as group:
                 for name, session in self._sessions.items():
                     upstream = self._upstreams().get(name)
-                    if upstream is not None and self._capabilities[name].logging is not None:
+                    if upstream is not None and _takes_level(session):
                         group.start_soon(_set_level, upstream, session, level)
         return types.EmptyResult()
 
@@ -425,11 +429,15 @@ async def _tell_roots_changed(upstream: Upstream, session: ClientSession) -> Non
         logger.debug("upstream %r: cannot tell it the roots changed (%s)", upstream.name, error)
 
 
+def _takes_level(session: ClientSession) -> bool:
+    """Whether a server is set to a log level: one that declares logging, in a revision
+    that has `logging/setLevel` (on 2026-07-28 each request asks for its own)."""
+    capabilities = session.server_capabilities
+    return bool(capabilities and capabilities.logging) and not speaks_modern(session)
+
+
 async def _unsubscribe(upstream: Upstream, uri: str) -> None:
-    request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
     try:
-        await upstream.request(
-            request, types.EmptyResult, what=f"ending a subscription to {shown(uri)}"
-        )
+        await upstream.unsubscribe(uri)
     except MCPError as error:  # a server that is down has no subscription to end
         logger.debug("upstream %r: %s", upstream.name, error.message)

@@ -21,7 +21,10 @@ elicitation in the mode asked; roots), or whose connection cannot carry a reques
 server (the 2026-07-28 revision of MCP, stateless HTTP), is not asked: the server gets an
 error that says so. The client's answer, or its error, goes back as it came. Progress the
 client reports on such a request reaches the server under the server's own token, and a
-server that cancels its request cancels it at the client.
+server that cancels its request cancels it at the client. What a server of the 2026-07-28
+revision asks for in an `input_required` result is asked the same way (`Relay.provide`), and
+each request to such a server asks for the log level its client wants
+(`Relay.requested_level`).
 
 Log messages (`notifications/message`) go where a request would, at or above the level the
 session set with `logging/setLevel`. Over HTTP, one the gateway cannot tie to a session goes
@@ -40,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
@@ -51,6 +55,7 @@ from mcp.server.validation import wants_sampling_tools
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from toolscout.gateway.config import Transport
@@ -201,9 +206,10 @@ class Relay:
     async def sample(
         self,
         upstream: Upstream,
-        context: ClientRequestContext,
+        context: ClientRequestContext | None,
         params: types.CreateMessageRequestParams,
     ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+        """Ask the client's model (`context`: the server's request, for its progress)."""
         origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "sampling/createMessage", origin)
@@ -237,8 +243,12 @@ class Relay:
         )
 
     async def elicit(
-        self, upstream: Upstream, context: ClientRequestContext, params: types.ElicitRequestParams
+        self,
+        upstream: Upstream,
+        context: ClientRequestContext | None,
+        params: types.ElicitRequestParams,
     ) -> types.ElicitResult | types.ErrorData:
+        """Ask the client's user."""
         origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "elicitation/create", origin)
@@ -266,8 +276,9 @@ class Relay:
         )
 
     async def list_roots(
-        self, upstream: Upstream, context: ClientRequestContext
+        self, upstream: Upstream, context: ClientRequestContext | None
     ) -> types.ListRootsResult | types.ErrorData:
+        """Ask the client for its roots."""
         origin = self._askable(upstream)
         if isinstance(origin, str):
             return _refused(upstream, "roots/list", origin)
@@ -281,19 +292,47 @@ class Relay:
             upstream, origin, context, types.ListRootsRequest(), types.ListRootsResult
         )
 
+    async def provide(
+        self, upstream: Upstream, requests: types.InputRequests
+    ) -> types.InputResponses | types.ErrorData:
+        """Ask the client what a server of the 2026-07-28 revision asks for in an
+        `input_required` result, as if the server had sent each request itself; the answers
+        by the server's keys, or the first refusal."""
+        answers: types.InputResponses = {}
+        refusal: list[types.ErrorData] = []
+
+        async def ask(key: str, request: types.InputRequest, group: anyio.abc.TaskGroup) -> None:
+            answer: types.InputResponse | types.ErrorData
+            if isinstance(request, types.CreateMessageRequest):
+                answer = await self.sample(upstream, None, request.params)
+            elif isinstance(request, types.ElicitRequest):
+                answer = await self.elicit(upstream, None, request.params)
+            else:
+                answer = await self.list_roots(upstream, None)
+            if isinstance(answer, types.ErrorData):
+                refusal.append(answer)
+                group.cancel_scope.cancel()
+            else:
+                answers[key] = answer
+
+        async with anyio.create_task_group() as group:
+            for key, request in requests.items():
+                group.start_soon(ask, key, request, group)
+        return refusal[0] if refusal else answers
+
     async def _ask(
         self,
         upstream: Upstream,
         origin: Origin,
-        context: ClientRequestContext,
+        context: ClientRequestContext | None,
         request: types.ServerRequest,
         result_type: type[_ResultT],
     ) -> _ResultT | types.ErrorData:
         """Put a server's request to the client session it is for; its answer, or an error
         for the server."""
         what = request.method
-        token = (context.meta or {}).get("progress_token")
-        progress = _progress_to(context.session, token) if token is not None else None
+        token = (context.meta or {}).get("progress_token") if context is not None else None
+        progress = _progress_to(context.session, token) if context and token is not None else None
         related = origin.request_id
         logger.debug(
             "upstream %r: %s relayed to session %r", upstream.name, what, origin.session_id
@@ -393,6 +432,19 @@ class Relay:
             return None
         self._upstream_level = wanted
         return wanted
+
+    def requested_level(self) -> types.LoggingLevel | None:
+        """The least severe level of log messages the client request being served takes:
+        what its own `_meta` asks (a client of the 2026-07-28 revision), or the level its
+        session set with `logging/setLevel`; None when it asked for none. A server of the
+        2026-07-28 revision is asked for that, since it logs only when asked."""
+        origin = _ORIGIN.get()
+        if origin is None:
+            return None
+        if origin.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            levels = [level for level in LEVELS if level in origin.log_levels]
+            return levels[0] if levels else None
+        return self._levels.get(origin.session_id or "")
 
     @property
     def upstream_level(self) -> types.LoggingLevel | None:

@@ -32,25 +32,31 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, NoReturn, Protocol, Self, TextIO, TypeAlias, TypeVar
+from typing import Any, Literal, NoReturn, Protocol, Self, TextIO, TypeAlias, TypeVar, cast
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext, IncomingMessage
-from mcp.client.subscriptions import listen
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
 from toolscout.gateway.itself import is_refusal
+from toolscout.gateway.modern import (
+    InputNotGiven,
+    ResourceWatches,
+    answer_input_required,
+    follow_changes,
+    log_level_meta,
+    speaks_modern,
+)
 from toolscout.gateway.oauth import SignInFailed, has_kept_sign_in, oauth_provider
 from toolscout.gateway.stderr import StderrRelay
 from toolscout.gateway.tools import shown
@@ -116,8 +122,9 @@ class UpstreamPeer(Protocol):
     notifications, and its requests to the client (`toolscout.gateway.passthrough`)."""
 
     async def connected(self, upstream: Upstream, session: ClientSession) -> None:
-        """A connection is initialized and its tools listed; runs before calls go through.
-        Must not raise."""
+        """A connection is initialized and its tools listed; runs as calls start to go
+        through (the upstream is not reported connected until it returns). Must not
+        raise."""
 
     async def notified(self, upstream: Upstream, notification: types.ServerNotification) -> None:
         """A notification other than `tools/list_changed` and those the SDK applies itself."""
@@ -141,6 +148,19 @@ class UpstreamPeer(Protocol):
         self, upstream: Upstream, context: ClientRequestContext
     ) -> types.ListRootsResult | types.ErrorData:
         """`roots/list`."""
+        ...
+
+    async def provide(
+        self, upstream: Upstream, requests: types.InputRequests
+    ) -> types.InputResponses | types.ErrorData:
+        """What a server of the 2026-07-28 revision asks for in an `input_required` result
+        (sampling, elicitation, roots): the client's answers, by the server's keys."""
+        ...
+
+    def log_level(self, upstream: Upstream) -> types.LoggingLevel | None:
+        """The least severe level of log messages a server of the 2026-07-28 revision is
+        asked for about the request being made to it (it logs only when asked); None for
+        none."""
         ...
 
 
@@ -271,28 +291,33 @@ class Upstream:
         async with self._open() as connection:
             await self._list(connection)
             self._stderr.connected()
-            if self._peer is not None:
-                await self._peer.connected(self, connection.session)
-            self._connection = connection
-            self._connected_at = time.monotonic()
-            self._set_status(
-                state="connected",
-                error=None,
-                failures=0,
-                retry_at=None,
-                retry_delay=None,
-                connected_in=self._connected_at - started,
-                connections=self._status.connections + 1,
-            )
-            self.settled.set()
-            again = self._status.connections > 1
-            (logger.warning if again else logger.info)(
-                "upstream %r: connected%s, %d tools",
-                self.name,
-                " again" if again else "",
-                self._status.tools,
-            )
             async with anyio.create_task_group() as group:
+                # What lives as long as the connection: following it, and the streams of
+                # resource updates of a server of the 2026-07-28 revision.
+                connection.watches = ResourceWatches(
+                    connection.session, group, self._notified, connection.lose
+                )
+                self._connection = connection
+                if self._peer is not None:
+                    await self._peer.connected(self, connection.session)
+                self._connected_at = time.monotonic()
+                self._set_status(
+                    state="connected",
+                    error=None,
+                    failures=0,
+                    retry_at=None,
+                    retry_delay=None,
+                    connected_in=self._connected_at - started,
+                    connections=self._status.connections + 1,
+                )
+                self.settled.set()
+                again = self._status.connections > 1
+                (logger.warning if again else logger.info)(
+                    "upstream %r: connected%s, %d tools",
+                    self.name,
+                    " again" if again else "",
+                    self._status.tools,
+                )
                 group.start_soon(self._follow, connection)
                 await connection.lost.wait()
                 group.cancel_scope.cancel()
@@ -420,14 +445,27 @@ class Upstream:
 
     async def _follow(self, connection: _Connection) -> None:
         """Re-list the tools when the server says they changed; check the connection when
-        the transport reports a fault."""
-        if connection.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        the transport reports a fault. A server of the 2026-07-28 revision says what changed
+        on a `subscriptions/listen` stream (`toolscout.gateway.modern`)."""
+        if speaks_modern(connection.session):
             async with anyio.create_task_group() as group:
-                group.start_soon(_listen_for_changes, connection)
+                group.start_soon(self._listen_for_changes, connection)
                 await self._follow_signals(connection)
                 group.cancel_scope.cancel()
         else:
             await self._follow_signals(connection)
+
+    async def _listen_for_changes(self, connection: _Connection) -> None:
+        def tools_changed() -> None:
+            connection.needs_listing = True
+            connection.wake.set()
+
+        changed = self._notified if self._peer is not None else None
+        ended = await follow_changes(
+            connection.session, tools_changed=tools_changed, changed=changed
+        )
+        if ended is not None:
+            connection.lose(ended)
 
     async def _follow_signals(self, connection: _Connection) -> None:
         while True:
@@ -466,12 +504,34 @@ class Upstream:
         connection = self._connection
         if connection is None:
             return error_result(self.unavailable(tool))
-        try:
-            result = await connection.session.call_tool(
+        session = connection.session
+        meta = self._meta(session)
+
+        async def again(
+            responses: types.InputResponses | None, state: str | None
+        ) -> types.CallToolResult | types.InputRequiredResult:
+            return await session.call_tool(
                 tool,
                 arguments,
                 read_timeout_seconds=self.timeout,
                 progress_callback=progress,
+                input_responses=responses,
+                request_state=state,
+                meta=meta,
+                allow_input_required=True,
+            )
+
+        try:
+            if speaks_modern(session):
+                result = await answer_input_required(await again(None, None), self._ask, again)
+            else:
+                result = await session.call_tool(
+                    tool, arguments, read_timeout_seconds=self.timeout, progress_callback=progress
+                )
+        except InputNotGiven as refusal:
+            return error_result(
+                f"The server {self.name!r} needs input from the client to run {tool!r}, and "
+                f"did not get it: {refusal.error.message}"
             )
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED and TOO_LARGE in error.message:
@@ -533,13 +593,42 @@ class Upstream:
         connection = self._connection
         if connection is None:
             raise MCPError(types.INTERNAL_ERROR, self._unavailable(what, "be answered"))
+        session = connection.session
+        params = request.params
+        meta = self._meta(session)
+        if meta is not None and params is not None:
+            params = params.model_copy(update={"meta": meta})
+            request = request.model_copy(update={"params": params})
+        answer: TypeAdapter[_ResultT | types.InputRequiredResult] = TypeAdapter(
+            cast(Any, result_type | types.InputRequiredResult)
+        )
+
+        async def again(
+            responses: types.InputResponses | None, state: str | None
+        ) -> _ResultT | types.InputRequiredResult:
+            update = {"input_responses": responses, "request_state": state}
+            return await session.send_request(
+                request.model_copy(update={"params": cast(Any, params).model_copy(update=update)}),
+                answer,
+                request_read_timeout_seconds=self.timeout,
+                progress_callback=progress,
+            )
+
         try:
-            return await connection.session.send_request(
+            if speaks_modern(session) and isinstance(params, types.InputResponseRequestParams):
+                return await answer_input_required(await again(None, None), self._ask, again)
+            return await session.send_request(
                 request,
                 result_type,
                 request_read_timeout_seconds=self.timeout,
                 progress_callback=progress,
             )
+        except InputNotGiven as refusal:
+            raise MCPError(
+                refusal.error.code,
+                f"The server {self.name!r} needs input from the client to answer for {what}, "
+                f"and did not get it: {refusal.error.message}",
+            ) from None
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED and TOO_LARGE in error.message:
                 # The SDK gives up on the one response; the session itself is fine.
@@ -578,6 +667,59 @@ class Upstream:
                 f"The server {self.name!r} answered for {what} with a malformed result "
                 f"({_reason_of(error)}).",
             ) from None
+
+    async def subscribe(self, uri: str) -> None:
+        """Have the server send updates of one of its resources, which reach the peer as
+        `notifications/resources/updated`, until `unsubscribe` or the end of the connection:
+        `resources/subscribe`, or on the 2026-07-28 revision a `subscriptions/listen` stream
+        of that resource's own.
+
+        Raises:
+            MCPError: as `request()` does.
+        """
+        connection = self._connection
+        if connection is None or not speaks_modern(connection.session):
+            request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+            await self.request(request, types.EmptyResult, what=f"a subscription to {shown(uri)}")
+            return
+        try:
+            with anyio.fail_after(self.timeout):
+                await connection.watches.open(uri)
+        except (MCPError, TimeoutError) as error:
+            reason = error.message if isinstance(error, MCPError) else "no answer in time"
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The server {self.name!r} did not take a subscription to {shown(uri)}: {reason}.",
+            ) from None
+
+    async def unsubscribe(self, uri: str) -> None:
+        """End what `subscribe` started.
+
+        Raises:
+            MCPError: as `request()` does.
+        """
+        connection = self._connection
+        if connection is not None and speaks_modern(connection.session):
+            connection.watches.close(uri)
+            return
+        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
+        await self.request(
+            request, types.EmptyResult, what=f"ending a subscription to {shown(uri)}"
+        )
+
+    def _meta(self, session: ClientSession) -> types.RequestParamsMeta | None:
+        """The `_meta` of a request to the server: on the 2026-07-28 revision, the log level
+        the client asks for about it."""
+        if self._peer is None or not speaks_modern(session):
+            return None
+        return log_level_meta(self._peer.log_level(self))
+
+    async def _ask(self, requests: types.InputRequests) -> types.InputResponses | types.ErrorData:
+        if self._peer is None:
+            return types.ErrorData(
+                code=types.INVALID_REQUEST, message="the gateway has no client to ask"
+            )
+        return await self._peer.provide(self, requests)
 
     def unavailable(self, tool: str) -> str:
         """What a call to `tool` answers while the server is not connected: its name, its
@@ -631,23 +773,6 @@ async def _handshake(session: ClientSession) -> None:
         if error.code != types.UNSUPPORTED_PROTOCOL_VERSION:
             raise
         await session.discover()
-
-
-async def _listen_for_changes(connection: _Connection) -> None:
-    """A 2026-07-28 server that says its tools change says when on a `subscriptions/listen`
-    stream."""
-    tools = connection.session.server_capabilities
-    if tools is None or tools.tools is None or not tools.tools.list_changed:
-        return
-    try:
-        async with listen(connection.session, tools_list_changed=True) as events:
-            async for _ in events:
-                connection.needs_listing = True
-                connection.wake.set()
-    except MCPError as error:
-        logger.debug("upstream refused subscriptions/listen: %s", error.message)
-        return
-    connection.lose("it ended the subscription to its changes")
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -750,6 +875,8 @@ class _Connection:
         self.closed_reason = closed_reason
         """What to say when the connection closes under a call."""
         self.session: ClientSession
+        self.watches: ResourceWatches
+        """Its streams of resource updates, on the 2026-07-28 revision."""
         self.lost = anyio.Event()
         self.lost_reason = "the connection ended"
         self.wake = anyio.Event()

@@ -4,7 +4,10 @@ and one that gives up on its question, so that a test sees the cancellation reac
 Its requests (and its log messages) ride the call's own stream unless told otherwise
 (`related: "no"`). `hold`
 reports progress, then answers once `release` is called, to keep a call in flight;
-`roots_changes` counts the client's `notifications/roots/list_changed`."""
+`roots_changes` counts the client's `notifications/roots/list_changed`. Its prompt
+`greeting` asks the user's name. On the 2026-07-28
+revision (`--http PORT --modern-only`), which has no requests to the client, it answers
+`input_required` instead and reads the client's answer from the call made again."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from common import serve, text, tool
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 
@@ -37,6 +41,7 @@ TOOLS = [
     tool("release", "Let the held calls answer."),
     tool("roots_changes", "How many times the client said its roots changed."),
 ]
+PROMPTS = [types.Prompt(name="greeting", description="Greet the client's user by name.")]
 RELEASED = [anyio.Event()]
 ROOTS_CHANGES = [0]
 
@@ -53,7 +58,13 @@ async def ask(
     ctx: Any, request: types.ServerRequest, result: type[Any], related: bool = True
 ) -> Any:
     """Send the client a request, on the call's stream unless `related` is False; its answer,
-    and the progress the client reported on it."""
+    and the progress the client reported on it. On the 2026-07-28 revision: the answer the
+    call carries, or `InputRequired` to ask for it."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answered = ((ctx.params or {}).get("inputResponses") or {}).get("answer")
+        if answered is None:
+            raise InputRequired(types.InputRequiredResult(input_requests={"answer": request}))
+        return result.model_validate(answered), []
     progress: list[float] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
@@ -64,6 +75,34 @@ async def ask(
         request, result, metadata=metadata, progress_callback=on_progress
     )
     return answer, progress
+
+
+class InputRequired(Exception):
+    def __init__(self, result: types.InputRequiredResult) -> None:
+        self.result = result
+
+
+def name_form() -> types.ElicitRequest:
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
+    return types.ElicitRequest(
+        params=types.ElicitRequestFormParams(message="your name?", requested_schema=schema)
+    )
+
+
+async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=PROMPTS)
+
+
+async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
+    try:
+        answer, _ = await ask(ctx, name_form(), types.ElicitResult)
+    except InputRequired as needed:
+        return needed.result
+    name = (answer.content or {}).get("answer")
+    message = types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text=f"Hello, {name}.")
+    )
+    return types.GetPromptResult(messages=[message])
 
 
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -126,6 +165,8 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
             return text("gave up")
     except MCPError as error:
         return text(f"the client refused: {error.message} ({error.code})", error=True)
+    except InputRequired as needed:
+        return needed.result
     return text(f"unknown tool {params.name}", error=True)
 
 
@@ -139,6 +180,8 @@ if __name__ == "__main__":
             "asking",
             on_list_tools=list_tools,
             on_call_tool=call_tool,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
             on_roots_list_changed=roots_changed,
         )
     )

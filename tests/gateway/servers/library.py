@@ -2,7 +2,9 @@
 resource, prompts with arguments, completions for both, subscriptions, and log messages.
 Its tools change its lists and its books while connected, so that a test can see the
 notifications pass; `crash` ends its process. Reading `library://slow` (not listed) reports
-progress, then waits until it is cancelled, which `cancelled` tells."""
+progress, then waits until it is cancelled, which `cancelled` tells. On the 2026-07-28
+revision (`--http PORT --modern-only`) its changes and updates go on `subscriptions/listen`
+streams."""
 
 from __future__ import annotations
 
@@ -15,7 +17,16 @@ import mcp_types as types
 from common import serve, text, tool
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+)
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 
@@ -38,6 +49,8 @@ PROMPTS: dict[str, types.Prompt] = {
 }
 STYLES = ["short", "long", "limerick"]
 SUBSCRIBED: set[str] = set()
+#: Where the changes go for clients of the 2026-07-28 revision.
+BUS = InMemorySubscriptionBus()
 CANCELLED: list[str] = []
 LEVEL: list[str] = []
 TOOLS = [
@@ -143,6 +156,19 @@ async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.Empt
     return types.EmptyResult()
 
 
+async def changed(ctx: Any, event: ServerEvent) -> None:
+    """Tell the client: with a notification, or on the 2026-07-28 revision on its listen
+    streams."""
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        await BUS.publish(event)
+    elif isinstance(event, ResourcesListChanged):
+        await ctx.session.send_resource_list_changed()
+    elif isinstance(event, PromptsListChanged):
+        await ctx.session.send_prompt_list_changed()
+    elif isinstance(event, ResourceUpdated) and event.uri in SUBSCRIBED:
+        await ctx.session.send_resource_updated(event.uri)
+
+
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
     return types.ListToolsResult(tools=TOOLS)
 
@@ -151,14 +177,13 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     arguments = params.arguments or {}
     if params.name == "add_book":
         BOOKS[arguments["title"]] = arguments["text"]
-        await ctx.session.send_resource_list_changed()
+        await changed(ctx, ResourcesListChanged())
     elif params.name == "revise_book":
         BOOKS[arguments["title"]] = arguments["text"]
-        if uri(arguments["title"]) in SUBSCRIBED:
-            await ctx.session.send_resource_updated(uri(arguments["title"]))
+        await changed(ctx, ResourceUpdated(uri(arguments["title"])))
     elif params.name == "add_prompt":
         PROMPTS[arguments["name"]] = types.Prompt(name=arguments["name"])
-        await ctx.session.send_prompt_list_changed()
+        await changed(ctx, PromptsListChanged())
     elif params.name == "subscriptions":
         return text(", ".join(sorted(SUBSCRIBED)))
     elif params.name == "log_level":
@@ -190,6 +215,7 @@ if __name__ == "__main__":
             on_get_prompt=get_prompt,
             on_completion=complete,
             on_set_logging_level=set_level,
+            on_subscriptions_listen=ListenHandler(BUS),
         ),
         NotificationOptions(tools_changed=True, prompts_changed=True, resources_changed=True),
     )
