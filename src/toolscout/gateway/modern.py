@@ -129,7 +129,8 @@ class ResourceWatches:
         """Open the stream of `uri`'s updates, once the server has acknowledged it.
 
         Raises:
-            MCPError: the server refused it, or did not acknowledge it in time.
+            MCPError: the server refused it, or did not acknowledge it within the session's
+                read timeout.
         """
         if uri not in self._open:
             await self._tasks.start(self._watch, uri)

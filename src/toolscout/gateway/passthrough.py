@@ -390,7 +390,7 @@ class Passthrough:
         async with anyio.create_task_group() as group:
             for upstream in self._upstreams().values():
                 session = self._sessions.get(upstream.name)
-                if session is not None and session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                if session is not None and not speaks_modern(session):
                     group.start_soon(_tell_roots_changed, upstream, session)
 
     # -- helpers ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 import logging
 import math
 import re
@@ -599,9 +600,6 @@ class Upstream:
         if meta is not None and params is not None:
             params = params.model_copy(update={"meta": meta})
             request = request.model_copy(update={"params": params})
-        answer: TypeAdapter[_ResultT | types.InputRequiredResult] = TypeAdapter(
-            cast(Any, result_type | types.InputRequiredResult)
-        )
 
         async def again(
             responses: types.InputResponses | None, state: str | None
@@ -609,7 +607,7 @@ class Upstream:
             update = {"input_responses": responses, "request_state": state}
             return await session.send_request(
                 request.model_copy(update={"params": cast(Any, params).model_copy(update=update)}),
-                answer,
+                _or_input_required(result_type),
                 request_read_timeout_seconds=self.timeout,
                 progress_callback=progress,
             )
@@ -683,13 +681,12 @@ class Upstream:
             await self.request(request, types.EmptyResult, what=f"a subscription to {shown(uri)}")
             return
         try:
-            with anyio.fail_after(self.timeout):
-                await connection.watches.open(uri)
-        except (MCPError, TimeoutError) as error:
-            reason = error.message if isinstance(error, MCPError) else "no answer in time"
+            await connection.watches.open(uri)
+        except MCPError as error:
             raise MCPError(
                 types.INTERNAL_ERROR,
-                f"The server {self.name!r} did not take a subscription to {shown(uri)}: {reason}.",
+                f"The server {self.name!r} did not take a subscription to {shown(uri)}: "
+                f"{error.message}.",
             ) from None
 
     async def unsubscribe(self, uri: str) -> None:
@@ -1007,6 +1004,14 @@ def _not_unicode(value: Any) -> str | None:
 
 class _ConnectionLost(Exception):
     """The connection ended after it had worked."""
+
+
+@functools.cache
+def _or_input_required(
+    result_type: type[_ResultT],
+) -> TypeAdapter[_ResultT | types.InputRequiredResult]:
+    """Reads a result of that type, or `input_required` (the 2026-07-28 revision)."""
+    return TypeAdapter(cast(Any, result_type | types.InputRequiredResult))
 
 
 def _reason_of(error: ValidationError) -> str:
