@@ -41,7 +41,8 @@ from tests.gateway.test_passthrough import (
 )
 from toolscout.gateway import Gateway, GatewayConfig, GatewayServer
 
-#: Seconds a scenario may take: it starts servers, and over HTTP a gateway too.
+#: Seconds a scenario may take: it starts servers, and over HTTP a gateway too. It is the
+#: one bound of each test, so its waits for a notification or a state have none of their own.
 LIMIT = 90.0
 
 
@@ -118,18 +119,17 @@ class TestUpstreamTransports:
                     await call(client, "library__log", message="trouble", level="error")
                     await call(client, "library__revise_book", title="dune", text="Spice.")
                     seen["updated"] = (
-                        await inbox.wait_for(types.ResourceUpdatedNotification)
+                        await inbox.wait_for(types.ResourceUpdatedNotification, limit=LIMIT)
                     ).params.uri
                     await call(client, "library__add_book", title="ubik", text="Time runs back.")
-                    await inbox.wait_for(types.ResourceListChangedNotification)
+                    await inbox.wait_for(types.ResourceListChangedNotification, limit=LIMIT)
                     await call(client, "library__add_prompt", name="quiz")
-                    await inbox.wait_for(types.PromptListChangedNotification)
+                    await inbox.wait_for(types.PromptListChangedNotification, limit=LIMIT)
                     seen["books"] = [r.uri for r in (await client.list_resources()).resources]
                     seen["all prompts"] = [p.name for p in (await client.list_prompts()).prompts]
                     seen["level"] = await call(client, "library__log_level")
-                    with anyio.fail_after(10):
-                        while ("error", "trouble") not in logged:
-                            await anyio.sleep(0.05)
+                    while ("error", "trouble") not in logged:
+                        await anyio.sleep(0.05)
                     seen["logged"] = logged
             return seen
 
@@ -221,11 +221,11 @@ class TestRestart:
                 await set_level(client, "error")
                 crashed = await call(client, "library__crash")
                 library = gateway.upstreams["library"]
-                await until(lambda: library.status.connections == 2, limit=30)
+                await until(lambda: library.status.connections == 2, limit=LIMIT)
                 subscriptions = await call(client, "library__subscriptions")
                 level = await call(client, "library__log_level")
                 await call(client, "library__revise_book", title="dune", text="Spice.")
-                updated = await inbox.wait_for(types.ResourceUpdatedNotification)
+                updated = await inbox.wait_for(types.ResourceUpdatedNotification, limit=LIMIT)
                 assert "disconnected during the call to 'crash'" in crashed
                 return subscriptions, level, updated.params.uri
 
@@ -251,9 +251,8 @@ class TestCancellation:
                         request, types.ReadResourceResult, progress_callback=on_progress
                     )
                 cancelled = ""
-                with anyio.fail_after(30):
-                    while not cancelled:
-                        cancelled = await call(client, "library__cancelled")
+                while not cancelled:
+                    cancelled = await call(client, "library__cancelled")
                 return cancelled
 
         assert run(scenario, limit=LIMIT) == "library://slow"
@@ -268,9 +267,8 @@ class TestRoots:
             ):
                 await client.session.send_notification(types.RootsListChangedNotification())
                 changes = "0"
-                with anyio.fail_after(30):
-                    while changes == "0":
-                        changes = await call(client, "asking__roots_changes")
+                while changes == "0":
+                    changes = await call(client, "asking__roots_changes")
                 return changes
 
         assert run(scenario, limit=LIMIT) == "1"
@@ -298,18 +296,16 @@ class TestReload:
                     seen["before"] = await prompts(client)
                     changed = server("library", tags=["books"])
                     write_config(tmp_path, {"library": changed, "shelf": server("library")})
-                    with anyio.fail_after(30):
-                        while len(await prompts(client)) < 2:
-                            await inbox.wait_for(types.PromptListChangedNotification, limit=30)
+                    while len(await prompts(client)) < 2:
+                        await inbox.wait_for(types.PromptListChangedNotification, limit=LIMIT)
                     seen["added"] = await prompts(client)
                     await call(client, "library__revise_book", title="dune", text="Spice.")
                     seen["updated"] = (
-                        await inbox.wait_for(types.ResourceUpdatedNotification, limit=30)
+                        await inbox.wait_for(types.ResourceUpdatedNotification, limit=LIMIT)
                     ).params.uri
                     write_config(tmp_path, {"shelf": server("library")})
-                    with anyio.fail_after(30):
-                        while "library__summarize" in await prompts(client):
-                            await inbox.wait_for(types.PromptListChangedNotification, limit=30)
+                    while "library__summarize" in await prompts(client):
+                        await inbox.wait_for(types.PromptListChangedNotification, limit=LIMIT)
                     seen["removed"] = await prompts(client)
                     resources = (await client.list_resources()).resources
                     seen["resources"] = sorted({r.uri.split("/")[2] for r in resources})
