@@ -187,24 +187,22 @@ class GatewayProcess(LoggedProcess):
 
 
 @asynccontextmanager
-async def stdio_client(config: Path) -> AsyncIterator[Client]:
-    """A real MCP client session with `toolscout serve --config config` over stdio."""
-    # A stdio client passes on a minimal environment: the test's PYTHONPATH is added so that
-    # the gateway runs the code under test.
-    path = os.environ.get("PYTHONPATH")
+async def stdio_client(config: Path, **options: Any) -> AsyncIterator[Client]:
+    """A real MCP client session with `toolscout serve --config config` over stdio;
+    `options` go to the `Client` (callbacks, `mode`...). The gateway gets this process's
+    environment (the SDK would pass only `PATH` and a few others), so that it runs the code
+    under test, `PYTHONPATH` included."""
     parameters = StdioServerParameters(
-        command=str(TOOLSCOUT),
-        args=["serve", "--config", str(config)],
-        env={"PYTHONPATH": path} if path else None,
+        command=str(TOOLSCOUT), args=["serve", "--config", str(config)], env=dict(os.environ)
     )
-    async with Client(parameters) as client:
+    async with Client(parameters, **options) as client:
         yield client
 
 
 @asynccontextmanager
 async def http_client(url: str, token: str | None = TOKEN, **options: Any) -> AsyncIterator[Client]:
-    """A real MCP client session with a gateway over streamable HTTP; `options` go to
-    `Client` (`message_handler=...`)."""
+    """A real MCP client session with a gateway over streamable HTTP; `options` go to the
+    `Client` (callbacks, `mode`...)."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http,
