@@ -23,6 +23,7 @@ import yaml
 
 from toolscout.config import ToolSearchSettings
 from toolscout.errors import DashboardError
+from toolscout.safe_loading import parse_json, parse_yaml
 
 EDITED_KEYS = (
     "enabled",
@@ -122,7 +123,7 @@ class ConfigFile:
         if not text.strip():
             return {}
         try:
-            data = json.loads(text) if self.path.suffix.lower() == ".json" else yaml.safe_load(text)
+            data = parse_json(text) if self.path.suffix.lower() == ".json" else parse_yaml(text)
         except (yaml.YAMLError, json.JSONDecodeError):
             raise DashboardError(
                 f"{self.path}: no longer valid YAML or JSON; fix it or remove it before saving"
@@ -138,7 +139,7 @@ def _yaml(data: dict[str, Any]) -> str:
 
 def _parsed(text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return parse_yaml(text)
     except yaml.YAMLError:
         return None
 
