@@ -210,9 +210,7 @@ class TestHostileFiles:
             schema = {"type": "object", "properties": {"inner": schema}}
         tool = {"name": "deep", "description": "Deep.", "inputSchema": schema}
         for filename in ("tools.json", "tools.yaml"):
-            assert [tool.name for tool in load_tools(write(tmp_path, filename, [tool]))] == [
-                "deep"
-            ]
+            assert [tool.name for tool in load_tools(write(tmp_path, filename, [tool]))] == ["deep"]
 
     def test_a_yaml_anchor_that_contains_itself_is_refused(self, tmp_path: Path) -> None:
         path = write(tmp_path, "tools.yaml", "&x [*x, *x]\n")
@@ -230,9 +228,14 @@ class TestHostileFiles:
             load_tools(path)
 
     def test_aliases_that_share_a_schema_are_read(self, tmp_path: Path) -> None:
-        text = "common: &city {type: object, properties: {city: {type: string}}}\ntools:\n" + "".join(
-            f"- {{name: tool_{i}, description: Tool {i}., inputSchema: *city}}\n"
-            for i in range(200)
+        shared = "common: &city {type: object, properties: {city: {type: string}}}\n"
+        text = (
+            shared
+            + "tools:\n"
+            + "".join(
+                f"- {{name: tool_{i}, description: Tool {i}., inputSchema: *city}}\n"
+                for i in range(200)
+            )
         )
         tools = load_tools(write(tmp_path, "tools.yaml", text))
         assert len(tools) == 200
