@@ -24,6 +24,7 @@ import yaml
 from yaml.composer import ComposerError
 from yaml.events import AliasEvent, CollectionStartEvent
 from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.scanner import ScannerError
 
 MAX_NESTING = 100
 """The deepest nesting of lists and mappings a file may have."""
@@ -81,8 +82,16 @@ class BoundedLoader(yaml.SafeLoader):
         self._expanded: dict[int, tuple[int, int]] = {}
         self._written = 0
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
-        event = self.peek_event()
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        # Refused as the scanner meets it: past this, PyYAML scans ahead for a possible key
+        # at every level at once, which takes seconds on `[[[[...`.
+        if self.flow_level >= MAX_NESTING:
+            raise ScannerError(None, None, _too_deep(), self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: Any = event.start_mark
         if isinstance(event, AliasEvent):
             if event.anchor in self._open_anchors:
                 raise ComposerError(
@@ -90,21 +99,23 @@ class BoundedLoader(yaml.SafeLoader):
                     None,
                     f"the alias *{event.anchor} is inside its own anchor &{event.anchor}, "
                     "which makes a structure that contains itself",
-                    event.start_mark,
+                    mark,
                 )
-            node: Node = super().compose_node(parent, index)
-            self._check(node, event.start_mark)
+            node = super().compose_node(parent, index)
+            assert node is not None  # an alias always names a node
+            self._check(node, mark)
             return node
         collection = isinstance(event, CollectionStartEvent)
         anchor = event.anchor if collection else None
         if collection:
             self._depth += 1
             if self._depth > MAX_NESTING:
-                raise ComposerError(None, None, _too_deep(), event.start_mark)
+                raise ComposerError(None, None, _too_deep(), mark)
         if anchor is not None:
             self._open_anchors.add(anchor)
         try:
             node = super().compose_node(parent, index)
+            assert node is not None  # a node event always makes a node
         finally:
             if collection:
                 self._depth -= 1

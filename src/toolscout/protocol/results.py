@@ -15,6 +15,7 @@ from typing import Any
 
 from toolscout.protocol.config import ResultFormat
 from toolscout.protocol.definitions import ToolDefinition
+from toolscout.safe_loading import parse_json
 
 AVAILABLE_KEY = "tools_available"
 _AVAILABLE_LINE = re.compile(r"^\[tools available: ([A-Za-z0-9_\-, ]*)\]$", re.MULTILINE)
@@ -157,7 +158,7 @@ def parse_available(content: str) -> list[str]:
     text = content.strip()
     if text.startswith("{"):
         try:
-            payload = json.loads(text)
+            payload = parse_json(text)
         except ValueError:
             return []
         names = payload.get(AVAILABLE_KEY) if isinstance(payload, dict) else None
