@@ -23,7 +23,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +44,14 @@ REGEX_PATTERNS = [
     r"^get_current_weather$",
 ]
 
+# Each pattern, and the argument made to defeat it: `unit` repeated `count` times, then `end`.
 SCHEMA_PATTERNS = [
-    (r"^(a+)+$", "a" * 27 + "!"),
-    (r"^(a|aa)+$", "a" * 40 + "!"),
-    (r"^(\w+\s?)*$", "word " * 30 + "!"),
-    (r"^(a+)+$", "a" * 1_000_000 + "!"),
-    (r"(\p{L}|\d){60}#", "é" * 1_000_000),
-    (r"^(?!admin).*$", "admin"),
+    (r"^(a+)+$", ("a", 27, "!")),
+    (r"^(a|aa)+$", ("a", 40, "!")),
+    (r"^(\w+\s?)*$", ("word ", 30, "!")),
+    (r"^(a+)+$", ("a", 1_000_000, "!")),
+    (r"(\p{L}|\d){60}#", ("é", 1_000_000, "")),
+    (r"^(?!admin).*$", ("admin", 1, "")),
 ]
 
 _REGEX_RUN = r"""
@@ -77,6 +78,7 @@ cpu, wall = time.thread_time(), time.monotonic()
 results = index.search(pattern, k=5)
 index_cpu, index_wall = time.thread_time() - cpu, time.monotonic() - wall
 search = ToolSearch(catalog, engine="regex", mode="proxy", index=index)
+search.execute(ToolCall("search_tools", {"queries": ["^warm"]}))  # token counting loads once
 variants = [pattern] + [f"{pattern}|zz{n}q" if len(pattern) < 195 else pattern for n in range(4)]
 cpu, wall = time.thread_time(), time.monotonic()
 search.execute(ToolCall("search_tools", {"queries": variants}))
@@ -133,7 +135,8 @@ import json, sys, time
 from toolscout import Tool
 from toolscout.protocol import ToolCall, ToolSearch
 
-pattern, value = sys.argv[1], json.loads(sys.argv[2])
+pattern, (unit, count, end) = sys.argv[1], json.loads(sys.argv[2])
+value = unit * count + end
 tool = Tool(
     name="guarded",
     description="A tool whose argument must match a pattern.",
@@ -153,13 +156,13 @@ print(json.dumps({
 
 def run_schema_patterns() -> Table:
     rows = []
-    for pattern, value in SCHEMA_PATTERNS:
-        measured = _subprocess(_SCHEMA_RUN, pattern, json.dumps(value))
-        shown = value if len(value) <= 40 else f"{value[:12]}… ({len(value):,} chars)"
+    for pattern, (unit, count, end) in SCHEMA_PATTERNS:
+        measured = _subprocess(_SCHEMA_RUN, pattern, json.dumps([unit, count, end]))
+        shown = f"{unit!r} × {count:,} + {end!r}" if count > 1 else repr(unit + end)
         rows.append(
             [
                 f"`{pattern}`",
-                f"`{shown}`",
+                shown,
                 measured["outcome"] if measured else "(timed out)",
                 _cell(measured, "cpu", "{:.3f}"),
                 _cell(measured, "wall", "{:.3f}"),
@@ -181,12 +184,12 @@ from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
 
 kind, target, sessions = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tools = [Tool(name=f"tool_{n}", description=f"Send report number {n}.") for n in range(200)]
-if kind == "redis":
-    stalled_store = RedisStore(target, timeout=5)
-else:
-    stalled_store = SQLiteStore(target, timeout=30)
+# The defaults: a 5 s socket timeout for Redis, a 30 s lock timeout for SQLite.
+stalled_store = RedisStore(target) if kind == "redis" else SQLiteStore(target)
 stalled = ToolSearch(tools, mode="load", store=stalled_store)
 healthy = ToolSearch(tools, mode="load", store=InMemoryStore())
+print("ready", flush=True)
+sys.stdin.readline()  # the store stalls from now on
 
 
 async def session(search, number):
@@ -256,32 +259,35 @@ def run_stalled_store(sessions: int) -> Table:
     threading.Thread(target=accept, daemon=True).start()
     try:
         url = f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
-        rows.append(_store_row("Redis that never answers", "redis", url, sessions))
+        measured = _store_run("redis", url, sessions, stall=lambda: None)
+        rows.append(_store_row("Redis that never answers", measured))
     finally:
         listener.close()
         for connection in held:
             connection.close()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "state.db"
-        _subprocess(
-            "import sys\nfrom toolscout.state import SQLiteStore\nSQLiteStore(sys.argv[1]).close()",
-            str(path),
-            parse=False,
-        )
-        holder = subprocess.Popen(
-            [sys.executable, "-c", _HOLD_LOCK, str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
+        holders: list[subprocess.Popen[str]] = []
+
+        def lock() -> None:  # once the store is open: opening it needs the lock too
+            holder = subprocess.Popen(
+                [sys.executable, "-c", _HOLD_LOCK, str(path)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            holders.append(holder)
             assert holder.stdout is not None
             holder.stdout.readline()
-            rows.append(_store_row("SQLite locked by another process", "sqlite", path, sessions))
+
+        try:
+            measured = _store_run("sqlite", str(path), sessions, stall=lock)
+            rows.append(_store_row("SQLite locked by another process", measured))
         finally:
-            assert holder.stdin is not None
-            holder.stdin.close()
-            holder.wait(timeout=30)
+            for holder in holders:
+                assert holder.stdin is not None
+                holder.stdin.close()
+                holder.wait(timeout=30)
     return Table(
         f"A stalled store: {sessions} sessions on it, {sessions} on an in-memory store (s)",
         [
@@ -294,17 +300,40 @@ def run_stalled_store(sessions: int) -> Table:
         ],
         rows,
         notes=[
-            "Each session: `aprepare` then one `search_tools` call (mode load), on one event "
-            "loop. Requests on the stalled store fail closed after `store_timeout` (5 s).",
-            "The stalled stores: a TCP server that accepts connections and never answers "
-            "(RedisStore, timeout 5 s); a SQLite file another process holds BEGIN EXCLUSIVE "
-            "on (SQLiteStore, timeout 30 s).",
+            "Each session: `aprepare` then one `search_tools` call (mode load), all on one "
+            "event loop; the healthy sessions start once the stalled ones are waiting. "
+            "Requests on the stalled store fail closed after `store_timeout` (5 s).",
+            "The stalled stores, with their default timeouts: a TCP server that accepts "
+            "connections and never answers (RedisStore, 5 s); a SQLite file another process "
+            "holds BEGIN EXCLUSIVE on (SQLiteStore, 30 s).",
         ],
     )
 
 
-def _store_row(label: str, kind: str, target: Any, sessions: int) -> list[str]:
-    measured = _subprocess(_STORE_RUN, kind, str(target), str(sessions), limit=300)
+def _store_run(
+    kind: str, target: str, sessions: int, *, stall: Callable[[], None]
+) -> dict[str, Any] | None:
+    run = subprocess.Popen(
+        [sys.executable, "-c", _STORE_RUN, kind, target, str(sessions)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert run.stdin is not None and run.stdout is not None
+    try:
+        run.stdout.readline()  # "ready": the stores are open
+        stall()
+        run.stdin.write("go\n")
+        run.stdin.flush()
+        output, _ = run.communicate(timeout=3600)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+        return None
+    return dict(json.loads(output.strip().splitlines()[-1]))
+
+
+def _store_row(label: str, measured: dict[str, Any] | None) -> list[str]:
     return [
         label,
         _cell(measured, "stalled_max", "{:.2f}"),
@@ -315,9 +344,7 @@ def _store_row(label: str, kind: str, target: Any, sessions: int) -> list[str]:
     ]
 
 
-def _subprocess(
-    code: str, *arguments: str, limit: float = 600, parse: bool = True
-) -> dict[str, Any] | None:
+def _subprocess(code: str, *arguments: str, limit: float = 600) -> dict[str, Any] | None:
     try:
         finished = subprocess.run(
             [sys.executable, "-c", code, *arguments],
@@ -330,7 +357,7 @@ def _subprocess(
         return None
     except subprocess.CalledProcessError as error:
         raise RuntimeError(error.stderr) from None
-    return json.loads(finished.stdout.strip().splitlines()[-1]) if parse else {}
+    return dict(json.loads(finished.stdout.strip().splitlines()[-1]))
 
 
 def _cell(measured: dict[str, Any] | None, key: str, form: str) -> str:
@@ -343,6 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--only", choices=["regex", "schema", "store"], help="run one of the measurements"
     )
+    parser.add_argument("--sessions", type=int, help="sessions on each store (default 100)")
     args = parser.parse_args(argv)
     from benchmarks.report import to_markdown
 
@@ -352,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only in (None, "schema"):
         tables.append(run_schema_patterns())
     if args.only in (None, "store"):
-        tables.append(run_stalled_store(20 if args.quick else 100))
+        tables.append(run_stalled_store(args.sessions or (20 if args.quick else 100)))
     print(to_markdown(tables, heading="Worst cases"))
     return 0
 

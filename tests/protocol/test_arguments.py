@@ -106,6 +106,11 @@ class TestPatternsRunInLinearTime:
         assert run(search, {"text": "été"}).content == "ran"
         assert run(search, {"text": "ete"}).is_error
 
+    def test_a_pattern_python_cannot_read_is_checked(self) -> None:
+        search = guarded({"type": "string", "pattern": "^\\p{Lu}\\p{Ll}+$"})
+        assert run(search, {"text": "Émile"}).content == "ran"
+        assert "does not match" in run(search, {"text": "émile"}).content
+
     def test_text_that_is_not_unicode_is_checked_not_crashed(self) -> None:
         result = run(guarded({"type": "string", "pattern": "^a"}), {"text": "\ud800"})
         assert result.is_error
@@ -178,6 +183,20 @@ class TestBoundedWork:
     def test_unique_items_means_what_json_schema_says(self, items: list[Any], unique: bool) -> None:
         result = run(guarded({"type": "array", "uniqueItems": True}), {"text": items})
         assert result.is_error is not unique
+
+    def test_a_check_that_would_take_exponential_time_is_cut_short(self) -> None:
+        # Both branches fail at every level: jsonschema would try 2**40 paths.
+        branch = {"type": "array", "items": {"$ref": "#/$defs/node"}}
+        search = guarded(
+            properties={"text": {"$ref": "#/$defs/node"}},
+            **{"$defs": {"node": {"anyOf": [branch, dict(branch)]}}},
+        )
+        nested: Any = 1
+        for _ in range(40):
+            nested = [nested]
+        result = run(search, {"text": nested})
+        assert result.is_error
+        assert "send smaller arguments" in result.content  # out of CPU budget, or of time
 
     def test_a_huge_value_is_quoted_short(self) -> None:
         result = run(guarded({"type": "string", "pattern": "^a+$"}), {"text": "b" * 1_000_000})

@@ -315,6 +315,26 @@ class TestConfiguration:
         with pytest.raises(ToolSearchConfigError, match=message):
             ToolSearch(make_catalog(), **options)
 
+    @pytest.mark.parametrize("min_score", [float("nan"), float("inf"), float("-inf")])
+    def test_a_min_score_that_is_not_finite_is_refused(self, min_score: float) -> None:
+        with pytest.raises(ToolSearchConfigError, match="min_score: Input should be a finite"):
+            ToolSearch(make_catalog(), min_score=min_score)
+
+    def test_an_empty_thread_id_is_an_anonymous_conversation(self) -> None:
+        search = make_search()  # its store refuses requests without a thread id
+        result = call(search, "load_tool", "", names=["get_forecast"])
+        assert not result.is_error
+        messages = [{"role": "tool", "tool_call_id": "call_load_tool", "content": result.content}]
+        for thread_id in (None, ""):  # read from the messages, as for None
+            assert "get_forecast" in names(search.prepare(thread_id, messages))
+            assert "get_forecast" not in names(search.prepare(thread_id))
+            called = search.execute(
+                ToolCall("get_forecast", {"city": "Paris"}), thread_id, None, messages=messages
+            )
+            assert called.content == "Sunny in Paris for 1 day(s)"
+        assert isinstance(search.store, InMemoryStore)
+        assert search.store.stats().threads == 0  # nothing was saved for ""
+
     def test_config_object_and_pinned_ids(self) -> None:
         config = ToolSearchConfig(mode="auto_load", pinned=["translate_text"])
         search = ToolSearch(make_catalog(), config, max_results=3)

@@ -104,6 +104,20 @@ class TestFile:
         with SQLiteStore(path) as store:
             assert store.load("t") == []
 
+    def test_closing_while_another_thread_waits_for_the_lock(self, tmp_path: Path) -> None:
+        path = tmp_path / "state.db"
+        store = SQLiteStore(path, timeout=60)
+        outcome: list[object] = []
+        with locked_by_another_process(path):
+            waiting = threading.Thread(target=lambda: outcome.append(store.load("t")))
+            waiting.start()
+            waiting.join(0.5)  # now inside SQLite, waiting for the lock
+            store.close()  # must not close the connection under the waiting thread's feet
+        waiting.join(60)
+        assert outcome == [[]]
+        with pytest.raises(StateStoreError, match="is closed"):
+            store.load("t")
+
     def test_a_closed_store_says_so(self, tmp_path: Path) -> None:
         store = SQLiteStore(tmp_path / "state.db")
         store.close()

@@ -16,6 +16,7 @@ valid JSON Schema cannot judge anything: its arguments are left to the tool, as 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -26,12 +27,13 @@ from functools import lru_cache
 from typing import Any
 
 import re2
+from jsonschema import FormatChecker, validators
 from jsonschema import exceptions as schema_errors
-from jsonschema import validators
 from jsonschema.exceptions import ValidationError
 
 from toolscout.catalog.tool import Tool
 from toolscout.safe_loading import MAX_NESTING
+from toolscout.workers import DeadlineWorkers
 
 logger = logging.getLogger("toolscout.protocol")
 
@@ -41,10 +43,15 @@ CHECK_BUDGET = 1.0
 CHECK_DEADLINE = 10.0
 """Seconds `ToolSearch` waits for an argument check, however busy the machine."""
 
+CHECK_THREADS = 2
+"""Threads argument checks run in, shared by every `ToolSearch` of the process: however many
+calls bring arguments that are slow to check, they take at most this many cores."""
+
 PATTERN_MEMORY = 8 << 20
 """Bytes RE2 may use for one schema pattern."""
 
 _MESSAGE_CHARS = 200  # of one problem in a refusal: values are quoted, and may be huge
+_WORKERS = DeadlineWorkers(CHECK_THREADS, "toolscout-arguments")
 
 
 class ArgumentChecker:
@@ -54,6 +61,18 @@ class ArgumentChecker:
     def __init__(self) -> None:
         self._validators: dict[str, _Validator | None] = {}
         self._lock = threading.Lock()
+
+    async def aproblems(self, tool: Tool, arguments: Mapping[str, Any]) -> list[str] | None:
+        """`problems`, in one of `CHECK_THREADS` worker threads, within `CHECK_DEADLINE`."""
+        try:
+            return await _WORKERS.run(
+                functools.partial(self.problems, tool, arguments), CHECK_DEADLINE
+            )
+        except TimeoutError:
+            return [
+                f"arguments: they could not be checked within {CHECK_DEADLINE:g} s; send "
+                "smaller arguments"
+            ]
 
     def problems(self, tool: Tool, arguments: Mapping[str, Any]) -> list[str] | None:
         """Up to three problems of `arguments`, most relevant first; None if they are valid
@@ -104,7 +123,8 @@ class _Validator:
 def _build(schema: Mapping[str, Any]) -> _Validator | None:
     try:
         base = validators.validator_for(schema)
-        base.check_schema(dict(schema))
+        # The stubs omit `format_checker`, which jsonschema 4 takes.
+        base.check_schema(dict(schema), format_checker=_schema_formats(base))  # type: ignore[call-arg]
     except Exception:  # a schema that is not valid JSON Schema cannot judge arguments
         return None
     checker = _safe_class(base)(schema)
@@ -120,6 +140,18 @@ def _build(schema: Mapping[str, Any]) -> _Validator | None:
             "which toolscout cannot check in bounded time; the call is refused",
         )
     return _Validator(checker)
+
+
+@lru_cache(maxsize=64)
+def _schema_formats(base: Any) -> FormatChecker:
+    """The formats a schema's own values are checked for, but `regex`: Python's `re` would
+    refuse patterns RE2 reads (`\\p{L}`), and accept ones it cannot run (lookaround), which
+    `_build` finds itself."""
+    checker = FormatChecker()
+    checker.checkers = {
+        name: check for name, check in base.FORMAT_CHECKER.checkers.items() if name != "regex"
+    }
+    return checker
 
 
 @lru_cache(maxsize=64)
@@ -250,8 +282,8 @@ def _compiled(pattern: str) -> Any:
         if isinstance(reason, bytes):
             reason = reason.decode(errors="replace")
         return (
-            f"{pattern[:100]!r}, which toolscout cannot check in linear time ({reason}: "
-            "RE2 has no lookaround or backreferences); the call is refused"
+            f"{pattern[:100]!r}, which toolscout cannot check in linear time with RE2 "
+            f"({reason}); the call is refused"
         )
 
 

@@ -25,7 +25,7 @@ from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.errors import StateStoreError, StoreUnavailableError, ToolSearchConfigError
 from toolscout.protocol import meta_tools, results
-from toolscout.protocol.arguments import CHECK_DEADLINE, ArgumentChecker
+from toolscout.protocol.arguments import ArgumentChecker
 from toolscout.protocol.config import WIRE_NAME, ToolSearchConfig, build_config
 from toolscout.protocol.context_store import ContextStore
 from toolscout.protocol.definitions import (
@@ -613,21 +613,13 @@ class ToolSearch:
         return meta_tools.meta_tool_names(self.config.mode, self.config)
 
     async def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        """What is wrong with the arguments, checked in a worker thread: a check bounds its
-        own work (`toolscout.protocol.arguments`), and is given up after `CHECK_DEADLINE`."""
-        name = self._wire_name(tool)
-        try:
-            problems = await asyncio.wait_for(
-                asyncio.to_thread(self._arguments.problems, tool, arguments), CHECK_DEADLINE
-            )
-        except TimeoutError:
-            problems = [
-                f"arguments: they could not be checked within {CHECK_DEADLINE:g} s; send "
-                "smaller arguments"
-            ]
+        """What is wrong with the arguments, checked off the event loop in bounded time
+        (`toolscout.protocol.arguments`)."""
+        problems = await self._arguments.aproblems(tool, arguments)
         if not problems:
             return None
         expected = "\n".join(results.compact_definition(self._definition(tool, "discovered")))
+        name = self._wire_name(tool)
         return f"Invalid arguments for {name}: {'; '.join(problems)}. Expected:\n{expected}"
 
     async def _run(

@@ -257,19 +257,22 @@ def _resolve(schema: object, root: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema
 
 
-def _type_of(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
+def _type_of(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> str:
+    if depth > _COMPACT_DEPTH:  # a schema that refers to itself (a tree) has no end
+        return "any"
     kind = schema.get("type")
     if isinstance(kind, list):
         return " or ".join(str(part) for part in kind)
     if kind == "array":
         items = _resolve(schema.get("items"), root)
-        return f"array of {_type_of(items, root)}" if items else "array"
+        return f"array of {_type_of(items, root, depth + 1)}" if items else "array"
     if isinstance(kind, str):
         return kind
     for combiner in ("anyOf", "oneOf"):
         options = schema.get(combiner)
         if isinstance(options, list) and options:
-            return " or ".join(_type_of(_resolve(option, root), root) for option in options)
+            kinds = (_type_of(_resolve(option, root), root, depth + 1) for option in options[:8])
+            return " or ".join(dict.fromkeys(kinds))
     if "enum" in schema or "const" in schema:
         return "value"
     return "any"

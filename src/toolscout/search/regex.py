@@ -29,7 +29,6 @@ from toolscout.errors import SearchConfigError
 from toolscout.search.base import FIELDS, Field, MatchedTerm, RankedCandidates, SearchEngine
 from toolscout.search.fields import tool_fields
 
-
 SEGMENT_BYTES = 4 << 10
 """The unit of text RE2 calls search: whole tools, or pieces of a tool longer than this, cut
 at line ends (or inside a longer line). A match that spans two pieces of one tool may not be

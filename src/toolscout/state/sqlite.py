@@ -93,6 +93,7 @@ class SQLiteStore(ThreadStore):
         self._local = threading.local()
         self._pid = os.getpid()
         self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._in_use: set[sqlite3.Connection] = set()
         self._closed = False
         try:
             with self._transaction() as connection:
@@ -107,8 +108,8 @@ class SQLiteStore(ThreadStore):
             connection.execute("DELETE FROM threads")
 
     def stats(self) -> StoreStats:
-        with self._errors():
-            rows = self._connection().execute(
+        with self._errors(), self._using() as connection:
+            rows = connection.execute(
                 "SELECT count(*), min(last_access) FROM threads WHERE last_access > ?",
                 (self._cutoff(),),
             )
@@ -123,12 +124,15 @@ class SQLiteStore(ThreadStore):
             return self._delete_expired(connection)
 
     def close(self) -> None:
-        """Close every connection this store opened; using the store afterwards is an error."""
+        """Close every connection this store opened; using the store afterwards is an error.
+        A connection another thread is using (waiting for a lock) is closed by that thread
+        when it is done: closing it under its feet could crash the process."""
         with self._lock:
             self._closed = True
-            connections = list(self._connections.values()) if self._pid == os.getpid() else []
-            self._connections.clear()
-        for connection in connections:
+            mine = self._pid == os.getpid()
+            idle = [c for c in self._connections.values() if c not in self._in_use] if mine else []
+            self._connections = {t: c for t, c in self._connections.items() if c in self._in_use}
+        for connection in idle:
             connection.close()
 
     def _load(self, thread_id: str) -> list[str]:
@@ -209,8 +213,7 @@ class SQLiteStore(ThreadStore):
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: it takes the write lock at once, so that two connections
         never both read a thread and then both append to it."""
-        with self._errors():
-            connection = self._connection()
+        with self._errors(), self._using() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -219,6 +222,24 @@ class SQLiteStore(ThreadStore):
                     connection.rollback()
                 raise
             connection.execute("COMMIT")
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, marked in use so that `close()` leaves it alone; closed
+        here if the store was closed meanwhile."""
+        connection = self._connection()
+        with self._lock:
+            self._in_use.add(connection)
+        try:
+            yield connection
+        finally:
+            with self._lock:
+                self._in_use.discard(connection)
+                close = self._closed
+                if close:
+                    self._connections.pop(threading.current_thread(), None)
+            if close:
+                connection.close()
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -247,6 +268,7 @@ class SQLiteStore(ThreadStore):
             with self._lock:
                 self._pid = os.getpid()
                 self._connections = {}
+                self._in_use = set()
                 self._local = threading.local()
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is not None and not self._closed:
