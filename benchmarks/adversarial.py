@@ -51,6 +51,8 @@ SCHEMA_PATTERNS = [
     (r"^(\w+\s?)*$", ("word ", 30, "!")),
     (r"^(a+)+$", ("a", 1_000_000, "!")),
     (r"(\p{L}|\d){60}#", ("é", 1_000_000, "")),
+    (r"(.*){1000}#", ("a", 19_000, "")),
+    (r"(?s)(a|.){0,1000}#", ("x", 19_000, "")),
     (r"^(?!admin).*$", ("admin", 1, "")),
 ]
 
@@ -145,11 +147,12 @@ tool = Tool(
     handler=lambda text: "ran",
 )
 search = ToolSearch([tool])
-cpu, wall = time.thread_time(), time.monotonic()
+cpu, wall = time.process_time(), time.monotonic()
 result = search.execute(ToolCall("guarded", {"text": value}))
 print(json.dumps({
-    "cpu": time.thread_time() - cpu, "wall": time.monotonic() - wall,
-    "outcome": "ran" if not result.is_error else result.content.split(":")[0][:60],
+    "cpu": time.process_time() - cpu, "wall": time.monotonic() - wall,
+    "outcome": "ran" if not result.is_error
+               else result.content.splitlines()[0].split(": ", 1)[1][:90],
 }))
 """
 
@@ -172,7 +175,10 @@ def run_schema_patterns() -> Table:
         "Schema patterns: checking one call's arguments (seconds)",
         ["pattern", "argument", "outcome", "cpu", "wall"],
         rows,
-        notes=["One `execute` of a tool whose input schema holds the pattern, in a new process."],
+        notes=[
+            "One `execute` of a tool whose input schema holds the pattern, in a new process; "
+            "cpu: the process's CPU time (the check runs in a worker thread).",
+        ],
     )
 
 
@@ -188,6 +194,9 @@ tools = [Tool(name=f"tool_{n}", description=f"Send report number {n}.") for n in
 stalled_store = RedisStore(target) if kind == "redis" else SQLiteStore(target)
 stalled = ToolSearch(tools, mode="load", store=stalled_store)
 healthy = ToolSearch(tools, mode="load", store=InMemoryStore())
+# Warm up what loads once (the index, token counting), so that only the stores are measured.
+healthy.execute(ToolCall("search_tools", {"queries": ["send report"]}), "warm-up")
+stalled.index.refresh()
 print("ready", flush=True)
 sys.stdin.readline()  # the store stalls from now on
 
@@ -195,11 +204,14 @@ sys.stdin.readline()  # the store stalls from now on
 async def session(search, number):
     began = time.monotonic()
     thread = f"session-{number}"
-    try:
-        await search.aprepare(thread)
-    except Exception as error:
-        pass
-    await search.aexecute(ToolCall("search_tools", {"queries": ["send report"]}), thread)
+    for step in (
+        lambda: search.aprepare(thread),
+        lambda: search.aexecute(ToolCall("search_tools", {"queries": ["send report"]}), thread),
+    ):
+        try:
+            await step()
+        except Exception:  # a store that fails: what matters here is how long it took
+            pass
     return time.monotonic() - began
 
 

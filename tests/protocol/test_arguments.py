@@ -198,6 +198,15 @@ class TestBoundedWork:
         assert result.is_error
         assert "send smaller arguments" in result.content  # out of CPU budget, or of time
 
+    def test_a_text_too_long_for_a_complex_pattern_is_refused(self) -> None:
+        search = guarded({"type": "string", "pattern": "(\\p{L}|\\d){60}#"})
+        assert "does not match" in run(search, {"text": "é" * 1_000}).content
+        result = run(search, {"text": "é" * 100_000})
+        assert result.is_error
+        assert "a text of 200,000 bytes is too long to check against the pattern" in result.content
+        simple = guarded({"type": "string", "pattern": "^[A-Za-z0-9+/]*={0,2}$"})
+        assert run(simple, {"text": "QUJD" * 1_000_000}).content == "ran"  # 4 MB of base64
+
     def test_a_huge_value_is_quoted_short(self) -> None:
         result = run(guarded({"type": "string", "pattern": "^a+$"}), {"text": "b" * 1_000_000})
         assert result.is_error

@@ -50,6 +50,12 @@ calls bring arguments that are slow to check, they take at most this many cores.
 PATTERN_MEMORY = 8 << 20
 """Bytes RE2 may use for one schema pattern."""
 
+PATTERN_WORK = 200_000_000
+"""The most bytes × RE2 program size one pattern check may cost. When RE2's fast automaton
+gives up, matching costs a few nanoseconds per byte per instruction of the program: this is
+about a second at worst. A simple pattern (`^[A-Za-z0-9+/]*={0,2}$`, 9 instructions) checks
+22 MB; `(\\p{L}|\\d){60}#` (71,945) about 2,700 bytes; a longer text is refused."""
+
 _MESSAGE_CHARS = 200  # of one problem in a refusal: values are quoted, and may be huge
 _WORKERS = DeadlineWorkers(CHECK_THREADS, "toolscout-arguments")
 
@@ -265,7 +271,13 @@ def _matches(pattern: str, text: str) -> bool:
     compiled = _compiled(pattern)
     if isinstance(compiled, str):  # a pattern `_keywords_in` did not see, from a `$ref`
         raise _UncheckablePattern(f"the tool's input schema has the pattern {compiled}")
-    return compiled.search(text.encode("utf-8", "surrogatepass")) is not None
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) * compiled.programsize > PATTERN_WORK:
+        raise _UncheckablePattern(
+            f"arguments: a text of {len(encoded):,} bytes is too long to check against the "
+            f"pattern {pattern[:100]!r} in bounded time; send a shorter one"
+        )
+    return compiled.search(encoded) is not None
 
 
 @lru_cache(maxsize=1024)
