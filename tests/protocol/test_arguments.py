@@ -207,6 +207,14 @@ class TestBoundedWork:
         simple = guarded({"type": "string", "pattern": "^[A-Za-z0-9+/]*={0,2}$"})
         assert run(simple, {"text": "QUJD" * 1_000_000}).content == "ran"  # 4 MB of base64
 
+    def test_many_long_keys_against_a_slow_pattern_are_cut_short(self) -> None:
+        # Each key costs RE2 most of a second; all of them are matched within one keyword.
+        search = guarded(patternProperties={"(?s)(a|.){0,1000}#": {}})
+        keys = {"x" * 18_990 + str(number): 1 for number in range(8)}
+        result = run(search, keys)
+        assert result.is_error
+        assert "send smaller arguments" in result.content
+
     def test_a_huge_value_is_quoted_short(self) -> None:
         result = run(guarded({"type": "string", "pattern": "^a+$"}), {"text": "b" * 1_000_000})
         assert result.is_error

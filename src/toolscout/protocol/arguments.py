@@ -271,6 +271,7 @@ def _matches(pattern: str, text: str) -> bool:
     compiled = _compiled(pattern)
     if isinstance(compiled, str):  # a pattern `_keywords_in` did not see, from a `$ref`
         raise _UncheckablePattern(f"the tool's input schema has the pattern {compiled}")
+    _spend_budget()  # keys of one object are matched within one keyword
     encoded = text.encode("utf-8", "surrogatepass")
     if len(encoded) * compiled.programsize > PATTERN_WORK:
         raise _UncheckablePattern(
@@ -325,11 +326,15 @@ class _Budget(threading.local):
 _budget = _Budget()
 
 
+def _spend_budget() -> None:
+    deadline = _budget.deadline
+    if deadline is not None and time.thread_time() > deadline:
+        raise _OutOfBudget
+
+
 def _budgeted(function: Callable[..., Any]) -> Callable[..., Any]:
     def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
-        deadline = _budget.deadline
-        if deadline is not None and time.thread_time() > deadline:
-            raise _OutOfBudget
+        _spend_budget()
         return function(validator, value, instance, schema)
 
     return keyword
