@@ -123,7 +123,7 @@ class TestCrashes:
         starts = tmp_path / "starts"
         broken = server("crashy", env={"CRASHY_STARTS": str(starts), "CRASHY_EXIT_AT_START": "1"})
         missing = {"command": str(tmp_path / "no-such-server")}
-        settings = {"restart": {"initial_delay": 0.1, "max_delay": 0.4}, "connect_timeout": 5}
+        settings = {"restart": {"initial_delay": 0.1, "max_delay": 0.4}, "connect_timeout": 20}
 
         async def scenario() -> tuple[list[str], UpstreamStatus, UpstreamStatus]:
             servers = {"notes": server("notes"), "broken": broken, "missing": missing}

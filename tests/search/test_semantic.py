@@ -28,7 +28,14 @@ from toolscout.search import (
 from toolscout.search.embedders import default_embedder
 from toolscout.search.semantic import MINILM_QUERY_PREFIX
 
-from .conftest import make_catalog, make_tool, names, standard_tools, string_param
+from .conftest import (
+    chinese_tools,
+    make_catalog,
+    make_tool,
+    names,
+    standard_tools,
+    string_param,
+)
 from .embedding_support import counting_embedder, hashed_vectors
 
 SEMANTIC_ENGINES = ("semantic", "hybrid")
@@ -318,6 +325,33 @@ class TestCacheAcrossRestarts:
         answer = json.loads(finished.stdout)
         assert answer["model_loaded"] is False
         assert answer["hits"][0] == "get_current_weather"
+
+
+class TestToolsInChinese:
+    """all-MiniLM-L6-v2 reads English: Chinese text is mostly unknown tokens to it. Hybrid
+    search must still find what BM25 finds in Chinese (CJK characters and pairs), not bury
+    it under the English model's guesses."""
+
+    @pytest.mark.parametrize(
+        ("query", "tool"),
+        [
+            ("北京明天的天气怎么样", "get_weather_cn"),
+            ("帮我查一下从上海到北京的火车票", "search_train_tickets"),
+            ("把这段话翻译成英文", "translate_text"),
+            ("给张三发个微信消息", "send_wechat_message"),
+            ("茅台股票现在多少钱", "stock_quote"),
+            ("提取PDF里的文字", "read_pdf"),
+            ("東京の天気を教えて", "jp_weather"),
+            # English requests reach them through their English names.
+            ("send a WeChat message to Zhang San", "send_wechat_message"),
+            ("book a train ticket from Shanghai to Beijing", "search_train_tickets"),
+        ],
+    )
+    def test_hybrid_finds_the_tool_bm25_matches(
+        self, cache_folder: Path, query: str, tool: str
+    ) -> None:
+        index = semantic_index([*standard_tools(), *chinese_tools()], "hybrid", cache_folder)
+        assert names(index.search(query))[0] == tool
 
 
 class TestWithoutTorch:

@@ -14,7 +14,7 @@ makes the `ToolSearch` it describes. A mistake is a `ConfigError` naming the fil
 and column of the key, the field and the fix.
 """
 
-from toolscout.config.loading import load_config, parse_config
+from toolscout.config.loading import is_host_file, load_config, parse_config, settings_beside
 from toolscout.config.models import StoreKind, StoreSettings, ToolScoutConfig, ToolSearchSettings
 from toolscout.errors import ConfigError
 
@@ -24,6 +24,8 @@ __all__ = [
     "StoreSettings",
     "ToolScoutConfig",
     "ToolSearchSettings",
+    "is_host_file",
     "load_config",
     "parse_config",
+    "settings_beside",
 ]

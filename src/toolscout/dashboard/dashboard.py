@@ -21,7 +21,7 @@ from toolscout.catalog.lint import lint_tools
 from toolscout.catalog.tokens import tool_tokens
 from toolscout.config import ToolSearchSettings
 from toolscout.dashboard.checks import LabelledQuery, read_labelled_queries
-from toolscout.dashboard.config_file import EDITED_KEYS, ConfigFile, edited_settings
+from toolscout.dashboard.config_file import EDITED_KEYS, ConfigFile, SavePlan, edited_settings
 from toolscout.dashboard.views import (
     CheckReport,
     GatewayView,
@@ -332,25 +332,19 @@ class Dashboard:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_preview(self) -> SaveView:
-        """What "save" would write, and the diff from the file as it is."""
-        proposed = self.config_file.proposed(self._settings)
-        current = self.config_file.text()
-        return SaveView(
-            path=str(self.config_file.path),
-            exists=self.config_file.path.exists(),
-            current=current,
-            proposed=proposed,
-            diff=self.config_file.diff(proposed),
-        )
+    def save_preview(self, *, in_place: bool = False) -> SaveView:
+        """What "save" would write, where, and the diff from the file as it is; beside a
+        host application's file unless `in_place` (`ConfigFile.plan`)."""
+        return _save_view(self.config_file.plan(self._settings, in_place=in_place))
 
-    def save(self) -> SaveView:
-        """Write the settings into the config file; the view afterwards (an empty diff)."""
+    def save(self, *, in_place: bool = False) -> SaveView:
+        """Write the settings; the view afterwards (an empty diff)."""
         with self._lock:
             settings = self._settings
-            self.config_file.write(self.config_file.proposed(settings))
+            plan = self.config_file.plan(settings, in_place=in_place)
+            self.config_file.write(plan.proposed, plan.path)
             self._saved = settings
-        return self.save_preview()
+        return self.save_preview(in_place=in_place)
 
     # -- gateway ---------------------------------------------------------------------------
 
@@ -595,4 +589,16 @@ def _query_check(
         recall=len(found) / len(item.expected),
         reciprocal_rank=1 / min(ranks) if ranks else 0.0,
         misses=misses,
+    )
+
+
+def _save_view(plan: SavePlan) -> SaveView:
+    return SaveView(
+        path=str(plan.path),
+        exists=bool(plan.current),
+        current=plan.current,
+        proposed=plan.proposed,
+        diff=plan.diff,
+        note=plan.note,
+        host_file=str(plan.host_file) if plan.host_file is not None else None,
     )

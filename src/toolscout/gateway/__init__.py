@@ -1,9 +1,10 @@
 """The MCP gateway: one MCP server in front of many, with tool search.
 
 `toolscout serve --config gateway.yaml` runs it. It connects to every upstream server in the
-file, stdio or streamable HTTP, and shows the model only `search_tools`, `call_tool` and the
-pinned tools; toolscout's engines rank the rest. Needs the `mcp` extra:
-`pip install 'toolscout[mcp]'`.
+file (stdio, streamable HTTP with OAuth sign-in when asked, or the older HTTP+SSE), and shows
+the model only `search_tools`, `call_tool` and the pinned tools; toolscout's engines rank the
+rest. It follows the file while it runs, and serves `/healthz` and `/metrics` over HTTP.
+Needs the `mcp` extra: `pip install 'toolscout[mcp]'`.
 
 ```python
 from toolscout.config import load_config
@@ -28,6 +29,7 @@ from toolscout.gateway.config import (
     GatewayConfig,
     GatewayStoreSettings,
     GatewayToolSearchSettings,
+    OAuthSettings,
     RestartSettings,
     ServeSettings,
     Transport,
@@ -46,6 +48,7 @@ __all__ = [
     "GatewayServer",
     "GatewayStoreSettings",
     "GatewayToolSearchSettings",
+    "OAuthSettings",
     "RestartSettings",
     "ServeSettings",
     "Transport",

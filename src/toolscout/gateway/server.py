@@ -14,9 +14,10 @@ told to use `initialize`, as the specification's fallback intends.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -33,6 +34,7 @@ import toolscout
 from toolscout.gateway.auth import identity_of
 from toolscout.gateway.config import Transport
 from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
+from toolscout.gateway.stdio import StdinLines
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
 
 logger = logging.getLogger("toolscout.gateway")
@@ -57,8 +59,6 @@ class GatewayServer:
         """The MCP endpoint's URL once served over HTTP."""
         self._sessions: OrderedDict[str, ServerSession] = OrderedDict()
         self._bus = InMemorySubscriptionBus()
-        names = gateway.config.tool_search.meta_tool_names
-        self._meta_names = frozenset(names.model_dump().values())
         self.server: Server[Any] = _Server(
             gateway.config.gateway.name,
             version=toolscout.__version__,
@@ -77,8 +77,11 @@ class GatewayServer:
 
     async def serve_stdio(self) -> None:
         """Serve the one client on this process's stdin and stdout, until it disconnects."""
-        async with stdio_server() as (read, write):
-            await self.server.run(read, write, self.initialization_options())
+        # Read so that a cancellation (Ctrl-C) never waits for a line (`StdinLines`).
+        async with StdinLines() as lines:
+            stdin = cast("anyio.AsyncFile[str]", lines)
+            async with stdio_server(stdin=stdin) as (read, write):
+                await self.server.run(read, write, self.initialization_options())
 
     async def notify_list_changed(self, session_id: str | None = None) -> None:
         """Send `notifications/tools/list_changed` to one session, or to all at once (a
@@ -126,12 +129,24 @@ class GatewayServer:
     ) -> types.CallToolResult:
         request = self._request(ctx, report_progress=ctx.session.report_progress)
         search = self.gateway.search
+        names = search.config.meta_tool_names
+        target = _target(params, names.call) if search.config.mode == "proxy" else params.name
+        started = time.perf_counter()
+        unavailable = self.gateway.unavailable(target) if target is not None else None
+        if unavailable is not None:
+            self.gateway.metrics.observe_call(target or "", 0.0, error=True)
+            return _mcp_result(ToolResult(None, params.name, unavailable, is_error=True))
         # In the modes other than proxy, discovering tools changes this session's list.
-        watch = search.config.mode != "proxy" and params.name in self._meta_names
+        watch = search.config.mode != "proxy" and params.name in names.model_dump().values()
         before = await self._names(request) if watch else None
         result = await search.aexecute(
             ToolCall(params.name, params.arguments or {}), request.session_id, request
         )
+        elapsed = time.perf_counter() - started
+        if params.name == names.search:
+            self.gateway.metrics.observe_search(elapsed)
+        elif target is not None and target not in names.model_dump().values():
+            self.gateway.metrics.observe_call(target, elapsed, error=_is_error(result))
         if watch and await self._names(request) != before:
             await self.notify_list_changed(request.session_id)
         return _mcp_result(result)
@@ -182,6 +197,7 @@ class GatewayServer:
             return original.model_copy(update={"name": definition.name})
         return types.Tool(
             name=definition.name,
+            title=definition.title,
             description=definition.description,
             input_schema=definition.input_schema,
         )
@@ -203,6 +219,20 @@ class _Server(Server[Any]):
             experimental_capabilities,
             extensions,
         )
+
+
+def _target(params: types.CallToolRequestParams, call_tool: str) -> str | None:
+    """The tool a `tools/call` runs: its own name, or the `name` given to `call_tool`."""
+    if params.name != call_tool:
+        return params.name
+    name = (params.arguments or {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def _is_error(result: ToolResult) -> bool:
+    if isinstance(result.value, Relayed):
+        return bool(result.value.result.is_error)
+    return result.is_error
 
 
 def _mcp_result(result: ToolResult) -> types.CallToolResult:

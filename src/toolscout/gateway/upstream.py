@@ -7,56 +7,64 @@ each wait twice as long as the one before. Meanwhile `Upstream.call()` answers a
 error that says what happened and when the next attempt is.
 
 Upstreams are spoken to in the session-based revisions of MCP (the `initialize` handshake),
-which every server supports and which delivers `tools/list_changed` on the session itself.
+which every server of those revisions supports and which delivers `tools/list_changed` on
+the session itself; a server that speaks only the 2026-07-28 revision (it refuses
+`initialize`, naming the versions it speaks) is spoken to in that one, and followed with
+`subscriptions/listen`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 import re
 import shlex
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias
+from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias, TypeVar
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
-from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import listen
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
+from toolscout.gateway.itself import is_refusal
+from toolscout.gateway.oauth import SignInFailed, has_kept_sign_in, oauth_provider
+from toolscout.gateway.stderr import StderrRelay
 from toolscout.gateway.tools import shown
+from toolscout.gateway.transports import TOO_LARGE, legacy_sse, lenient_message, streamable_http
 
 logger = logging.getLogger("toolscout.gateway")
 
-UpstreamState: TypeAlias = Literal["starting", "connected", "restarting"]
+UpstreamState: TypeAlias = Literal["starting", "connected", "restarting", "skipped"]
 """`starting`: the first connection is under way; `connected`: calls go through;
-`restarting`: the last connection failed or ended, and the next attempt is scheduled."""
+`restarting`: the last connection failed or ended, and the next attempt is scheduled;
+`skipped`: the entry starts this gateway itself, and is never connected to."""
 
 #: Most pages of `tools/list` read from one server.
 _MAX_PAGES = 100
 #: Seconds a server that reported a transport fault has to answer a `tools/list`.
 _PROBE_TIMEOUT = 5.0
-#: In what the SDK says when it gives up on an event over `max_sse_event_size`.
-_TOO_LARGE = "byte limit"
 #: A UTF-16 surrogate on its own: text JSON can carry and no UTF-8 encoder can write.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_ExceptionT = TypeVar("_ExceptionT", bound=BaseException)
 _CLIENT_INFO = types.Implementation(name="toolscout-gateway", version=toolscout.__version__)
 _TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
     httpx2.HTTPError,
@@ -107,10 +115,13 @@ class Upstream:
         on_tools: Receives its tools each time they are listed.
         call_timeout: Seconds a call may take, unless `settings.timeout` says otherwise.
         connect_timeout: Seconds to start it and list its tools.
-        max_result_size: Bytes of the largest event a streamable HTTP server may send.
+        max_result_size: Bytes of the largest message an HTTP server may send.
         restart: The backoff between attempts.
         on_status: Told of every change of state.
-        errlog: Where a stdio server's stderr goes.
+        errlog: Where a stdio server's stderr goes (`toolscout.gateway.stderr`).
+        environment: Variables given to a stdio server on top of its own `env` (the
+            gateway's marker, `toolscout.gateway.itself`).
+        oauth_dir: Where the tokens of a server signed in to are kept.
     """
 
     def __init__(
@@ -126,6 +137,8 @@ class Upstream:
         max_result_size: int = DEFAULT_MAX_RESULT_SIZE,
         on_status: StatusCallback | None = None,
         errlog: TextIO | None = None,
+        environment: Mapping[str, str] | None = None,
+        oauth_dir: Path | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -136,7 +149,11 @@ class Upstream:
         self._restart = restart
         self._on_tools = on_tools
         self._on_status = on_status
-        self._errlog = errlog or sys.stderr
+        self._stderr = StderrRelay(name, errlog or sys.stderr)
+        self._environment = dict(environment or {})
+        self._oauth_dir = oauth_dir
+        self._sign_in_now = False
+        """The server answered `401` to an attempt made without signing in."""
         self._connection: _Connection | None = None
         self._connected_at: float | None = None
         self._delay = restart.initial_delay
@@ -151,17 +168,25 @@ class Upstream:
     # -- the supervisor --------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Connect, follow, and reconnect with backoff, until cancelled."""
+        """Connect, follow, and reconnect with backoff, until cancelled (or until the server
+        turns out to be this gateway itself)."""
         while True:
             started = time.monotonic()
             self._connected_at = None
             try:
                 await self._serve_one_connection(started)
             except Exception as failure:  # any failure of one attempt: the next one may work
+                refusal = _found(failure, _ThisGateway)
+                if refusal is not None:
+                    self._skip(str(refusal))
+                    return
+                if self._sign_in_now:
+                    continue  # it answered 401: the next attempt signs in, at once
                 error = _describe(failure, self)
                 logger.debug("upstream %r failed", self.name, exc_info=True)
             finally:
                 self._connection = None
+            self._stderr.failed()
             if self._connected_at is not None:
                 self._delay = self._delay_after_connection()
                 failures = 1
@@ -187,6 +212,11 @@ class Upstream:
             await anyio.sleep(self._delay)
             self._delay = min(self._delay * 2, self._restart.max_delay)
 
+    def _skip(self, reason: str) -> None:
+        logger.warning("upstream %r is skipped: %s", self.name, reason)
+        self._set_status(state="skipped", error=reason, retry_at=None, retry_delay=None)
+        self.settled.set()
+
     def _delay_after_connection(self) -> float:
         """The wait before reconnecting once a connection ends: the backoff starts over when
         the connection had lasted `max_delay`, and goes on growing when it had not (a server
@@ -197,6 +227,7 @@ class Upstream:
     async def _serve_one_connection(self, started: float) -> NoReturn:
         async with self._open() as connection:
             await self._list(connection)
+            self._stderr.connected()
             self._connection = connection
             self._connected_at = time.monotonic()
             self._set_status(
@@ -242,7 +273,8 @@ class Upstream:
 
         The session's requests time out after `connect_timeout`, which bounds the start: the
         transports are context managers with task groups of their own, which must not be
-        entered under a cancel scope that ends first.
+        entered under a cancel scope that ends first. (The SDK stops that clock while a
+        person signs in to an OAuth server.)
         """
         async with AsyncExitStack() as stack:
             settings = self.settings.expanded()  # `${VAR}` read now, kept nowhere else
@@ -250,20 +282,24 @@ class Upstream:
                 parameters = StdioServerParameters(
                     command=settings.command,
                     args=list(settings.args),
-                    env=dict(settings.env) or None,
+                    env={**settings.env, **self._environment} or None,
                     cwd=settings.cwd,
                 )
+                retrying = self._status.failures > 0
+                errlog = await stack.enter_async_context(self._stderr.attempt(retrying=retrying))
                 read, write = await stack.enter_async_context(
-                    stdio_client(parameters, errlog=self._errlog)
+                    stdio_client(parameters, errlog=errlog)  # type: ignore[arg-type]
                 )
             else:
                 assert settings.url is not None  # one of the two, by validation
-                http = create_mcp_http_client(headers=dict(settings.headers) or None)
+                auth = self._sign_in(settings)
+                http = create_mcp_http_client(headers=dict(settings.headers) or None, auth=auth)
+                if auth is None and settings.oauth.enabled:
+                    http.event_hooks["response"].append(self._on_response)
                 await stack.enter_async_context(http)
+                connect = legacy_sse if settings.type == "sse" else streamable_http
                 read, write = await stack.enter_async_context(
-                    streamable_http_client(
-                        settings.url, http_client=http, max_sse_event_size=self.max_result_size
-                    )
+                    connect(settings.url, http, max_result_size=self.max_result_size)
                 )
             closed = (
                 "it closed the connection (did its process exit?)"
@@ -279,12 +315,40 @@ class Upstream:
                 client_info=_CLIENT_INFO,
             )
             connection.session = await stack.enter_async_context(session)
-            await session.initialize()
+            await _handshake(session)
             yield connection
+
+    def _sign_in(self, settings: UpstreamSettings) -> httpx2.Auth | None:
+        """The OAuth sign-in, for a server that asked for it (a `401`) or whose tokens are
+        kept. Only then: the SDK's provider lets one request at a time past it until its
+        answer starts, which would serialize the calls of a server that never asks."""
+        assert settings.url is not None
+        if not settings.oauth.enabled or any(
+            k.lower() == "authorization" for k in settings.headers
+        ):
+            return None
+        if not (self._sign_in_now or has_kept_sign_in(settings.url, self._oauth_dir)):
+            return None
+        self._sign_in_now = False
+        return oauth_provider(self.name, settings.url, settings.oauth, self._oauth_dir)
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        if response.status_code == 401 and not self._sign_in_now:
+            logger.info("upstream %r answered 401: signing in", self.name)
+            self._sign_in_now = True
 
     async def _follow(self, connection: _Connection) -> None:
         """Re-list the tools when the server says they changed; check the connection when
         the transport reports a fault."""
+        if connection.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            async with anyio.create_task_group() as group:
+                group.start_soon(_listen_for_changes, connection)
+                await self._follow_signals(connection)
+                group.cancel_scope.cancel()
+        else:
+            await self._follow_signals(connection)
+
+    async def _follow_signals(self, connection: _Connection) -> None:
         while True:
             await connection.wake.wait()
             connection.wake = anyio.Event()
@@ -320,7 +384,7 @@ class Upstream:
         server too."""
         connection = self._connection
         if connection is None:
-            return error_result(self._unavailable(tool))
+            return error_result(self.unavailable(tool))
         try:
             result = await connection.session.call_tool(
                 tool,
@@ -329,7 +393,7 @@ class Upstream:
                 progress_callback=progress,
             )
         except MCPError as error:
-            if error.code == types.CONNECTION_CLOSED and _TOO_LARGE in error.message:
+            if error.code == types.CONNECTION_CLOSED and TOO_LARGE in error.message:
                 # The SDK gives up on the one response; the session itself is fine.
                 return error_result(
                     f"The result of {shown(tool)} on {self.name!r} is larger than "
@@ -367,10 +431,14 @@ class Upstream:
             )
         return result
 
-    def _unavailable(self, tool: str) -> str:
+    def unavailable(self, tool: str) -> str:
+        """What a call to `tool` answers while the server is not connected: its name, its
+        state, its last error and when the next attempt is."""
         status = self._status
         if status.state == "starting":
             return f"The server {self.name!r} is still starting; try {tool!r} again shortly."
+        if status.state == "skipped":
+            return f"The server {self.name!r} is skipped ({status.error}), so {tool!r} cannot run."
         wait = max(0.0, (status.retry_at or time.monotonic()) - time.monotonic())
         return (
             f"The server {self.name!r} is not connected ({status.error}), so {tool!r} cannot "
@@ -392,6 +460,40 @@ class Upstream:
 
     def __repr__(self) -> str:
         return f"Upstream({self.name!r}, state={self._status.state!r})"
+
+
+async def _handshake(session: ClientSession) -> None:
+    """`initialize`; for a server that refuses it, naming only the 2026-07-28 revision,
+    `server/discover` in that revision.
+
+    Raises:
+        _ThisGateway: the server is this gateway, started by itself.
+    """
+    try:
+        await session.initialize()
+    except MCPError as error:
+        if is_refusal(error.error):
+            raise _ThisGateway(error.message) from None
+        if error.code != types.UNSUPPORTED_PROTOCOL_VERSION:
+            raise
+        await session.discover()
+
+
+async def _listen_for_changes(connection: _Connection) -> None:
+    """A 2026-07-28 server that says its tools change says when on a `subscriptions/listen`
+    stream."""
+    tools = connection.session.server_capabilities
+    if tools is None or tools.tools is None or not tools.tools.list_changed:
+        return
+    try:
+        async with listen(connection.session, tools_list_changed=True) as events:
+            async for _ in events:
+                connection.needs_listing = True
+                connection.wake.set()
+    except MCPError as error:
+        logger.debug("upstream refused subscriptions/listen: %s", error.message)
+        return
+    connection.lose("it ended the subscription to its changes")
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -572,10 +674,7 @@ def _read_leniently(error: ValidationError) -> SessionMessage | None:
     raw = details[0].get("input")
     if not isinstance(raw, str | bytes):
         return None
-    try:
-        message = types.jsonrpc_message_adapter.validate_python(json.loads(raw), by_name=False)
-    except (ValueError, RecursionError):
-        return None
+    message = lenient_message(raw)
     return SessionMessage(message) if isinstance(message, types.JSONRPCResponse) else None
 
 
@@ -612,11 +711,27 @@ class _ConnectionLost(Exception):
     """The connection ended after it had worked."""
 
 
+class _ThisGateway(Exception):
+    """The server is this gateway itself, which refused to start its servers again."""
+
+
+def _found(failure: BaseException, kind: type[_ExceptionT]) -> _ExceptionT | None:
+    """`failure`, or the first exception of that kind inside its task groups' groups."""
+    if isinstance(failure, kind):
+        return failure
+    if isinstance(failure, BaseExceptionGroup):
+        for inner in failure.exceptions:
+            found = _found(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
 def _describe(failure: BaseException, upstream: Upstream) -> str:
     """Why an attempt failed, in a few words: the first real cause inside task groups."""
     while isinstance(failure, BaseExceptionGroup) and failure.exceptions:
         failure = failure.exceptions[0]
-    if isinstance(failure, _ConnectionLost):
+    if isinstance(failure, _ConnectionLost | SignInFailed):
         return str(failure)
     if isinstance(failure, TimeoutError):
         return f"it did not start and list its tools within {upstream.connect_timeout:g} s"

@@ -93,6 +93,11 @@ class ToolSearchConfig(BaseModel):
     store_timeout: float = Field(default=5.0, gt=0, le=300)
     """Seconds the store may take to load or save a thread's discoveries; slower counts as
     a failure, and reveals nothing."""
+    require_discovery: bool = False
+    """Refuse a call to a deferred tool that this conversation has not discovered yet (found
+    by search, loaded, revealed), answering how to discover it. Off by default: a tool may
+    be called by its exact id without a search, after the same filter (every phase) and
+    argument checks, so a reconnected client does not pay a search for a name it knows."""
 
     @field_validator("pinned", mode="before")
     @classmethod
