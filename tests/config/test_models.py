@@ -121,6 +121,57 @@ class TestStoreUrlVariables:
             settings.build()
 
 
+class TestStorePathVariables:
+    """`tool_search.store.path` reads `${VAR}` when the store is built, as `url` does, and is
+    written back as the file has it."""
+
+    def test_the_path_is_read_when_the_store_is_built(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        state = tmp_path / "state"
+        state.mkdir()
+        monkeypatch.setenv("TOOLSCOUT_TEST_STATE", str(state))
+        path = tmp_path / "config" / "toolscout.yaml"
+        path.parent.mkdir()
+        path.write_text(
+            "tool_search:\n  store: {kind: sqlite, path: '${TOOLSCOUT_TEST_STATE}/found.db'}\n"
+        )
+        config = load_config(path)
+        assert config.tool_search.store.path == Path("${TOOLSCOUT_TEST_STATE}/found.db")
+        written = config.to_yaml()
+        assert "${TOOLSCOUT_TEST_STATE}/found.db" in written
+        assert str(state) not in written
+        store = config.tool_search.store.build()
+        assert isinstance(store, SQLiteStore)
+        store.save("thread", ["a"])
+        store.close()
+        assert (state / "found.db").is_file()
+
+    def test_a_home_path_is_the_users(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store: {kind: sqlite, path: ~/found.db}\n")
+        assert load_config(path).tool_search.store.path == tmp_path / "home" / "found.db"
+
+    def test_an_unset_variable_is_a_mistake_at_its_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store:\n    kind: sqlite\n    path: ${NOT_SET_HERE}/a\n")
+        with pytest.raises(ConfigError, match=r"toolscout\.yaml:4:5: tool_search\.store\.path: "):
+            load_config(path)
+
+    def test_a_variable_unset_before_the_build_is_a_clear_error(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("TOOLSCOUT_TEST_STATE", str(tmp_path))
+        settings = StoreSettings(kind="sqlite", path="${TOOLSCOUT_TEST_STATE}/found.db")
+        monkeypatch.delenv("TOOLSCOUT_TEST_STATE")
+        with pytest.raises(ToolSearchConfigError, match=r"store\.path uses \$\{TOOLSCOUT_TEST"):
+            settings.build()
+        assert not (tmp_path / "found.db").exists()
+
+
 class TestRoundTrip:
     @pytest.mark.parametrize(
         "config",

@@ -25,6 +25,20 @@ def check_variables(value: _T) -> _T:
     return value
 
 
+def path_in_config(value: str, folder: str | Path | None) -> Path:
+    """A path as a config file writes it: `~` expanded, and relative to the file's `folder`
+    unless it is absolute or starts with a variable (`${HOME}/work`, read when used).
+
+    Raises:
+        ValueError: a variable without default is not set.
+    """
+    check_variables(value)
+    path = Path(value).expanduser()
+    if folder is None or path.is_absolute() or value.startswith("${"):
+        return path
+    return Path(folder) / path
+
+
 def expand_path(path: Path) -> Path:
     """`path` with its `${VAR}` read from the environment."""
     return Path(expand_variables(str(path))).expanduser()

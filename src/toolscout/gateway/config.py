@@ -47,7 +47,12 @@ from toolscout.config.models import (
     ToolScoutConfig,
     ToolSearchSettings,
 )
-from toolscout.config.variables import check_variables, expand_path, expand_variables
+from toolscout.config.variables import (
+    check_variables,
+    expand_path,
+    expand_variables,
+    path_in_config,
+)
 from toolscout.protocol.config import Mode
 
 #: 16 MiB: a few large images, far more text than a model reads.
@@ -425,9 +430,4 @@ def config_path(value: object, info: ValidationInfo) -> object:
     is absolute or starts with a variable (`${HOME}/work`, read when used)."""
     if not isinstance(value, str):
         return value
-    check_variables(value)
-    path = Path(value).expanduser()
-    folder = (info.context or {}).get(CONFIG_DIR)
-    if folder is None or path.is_absolute() or value.startswith("${"):
-        return path
-    return Path(folder) / path
+    return path_in_config(value, (info.context or {}).get(CONFIG_DIR))
