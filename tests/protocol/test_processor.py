@@ -351,3 +351,30 @@ class TestConfiguration:
 
     def test_repr(self) -> None:
         assert "mode='load'" in repr(ToolSearch(Catalog([Tool(name="a")])))
+
+
+class TestSlowPatternSearches:
+    def test_other_sessions_are_answered_while_a_pattern_search_runs(self) -> None:
+        # Each of these patterns costs RE2 its time budget on this catalog (issue 13, break
+        # 3): run on the event loop, the search would hold every other session meanwhile.
+        words = ["alpha", "beta", "gamma", "delta", "weather", "forecast", "invoice", "report"]
+        catalog = Catalog(
+            Tool(name=f"tool_{n}", description=" ".join(words[(n + i) % 8] for i in range(400)))
+            for n in range(500)
+        )
+        search = make_search(catalog, engine="regex")
+        slow = ToolCall("search_tools", {"queries": [f"(?s)(a|.){{0,1000}}#{n}" for n in range(5)]})
+
+        async def main() -> tuple[Any, int]:
+            searching = asyncio.create_task(search.aexecute(slow, "slow"))
+            await asyncio.sleep(0)  # the search has started
+            answered = 0
+            while not searching.done():
+                assert names(await search.aprepare("other"))[-2:] == ["search_tools", "load_tool"]
+                answered += 1
+                await asyncio.sleep(0)
+            return await searching, answered
+
+        result, answered = asyncio.run(main())
+        assert "stopped after 0.1s" in result.content
+        assert answered > 0

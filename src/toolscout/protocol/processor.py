@@ -451,13 +451,18 @@ class ToolSearch:
             await consider(exact, 1.0)
         limit = min(MAX_K, 2 * k)
         while True:
-            hits = self.index.search(
+            search = functools.partial(
+                self.index.search,
                 query,
                 k=limit,
                 threshold=self.config.threshold,
                 min_score=self.config.min_score,
                 filter=lambda tool: tool.id in view.deferred_ids,
             )
+            # A pattern may cost RE2 its whole time budget, and the compilation before it
+            # (`RegexOptions`): off the event loop, other sessions do not wait for it.
+            slow = self.index.engine_name == "regex"
+            hits = await asyncio.to_thread(search) if slow else search()
             for hit in hits:
                 if len(fresh) >= k:
                     break
