@@ -314,7 +314,8 @@ def run_stalled_store(sessions: int) -> Table:
         notes=[
             "Each session: `aprepare` then one `search_tools` call (mode load), all on one "
             "event loop; the healthy sessions start once the stalled ones are waiting. "
-            "Requests on the stalled store fail closed after `store_timeout` (5 s).",
+            "Each request on the stalled store fails closed after `store_timeout` (5 s): "
+            "a stalled session's two requests take 10 s.",
             "The stalled stores, with their default timeouts: a TCP server that accepts "
             "connections and never answers (RedisStore, 5 s); a SQLite file another process "
             "holds BEGIN EXCLUSIVE on (SQLiteStore, 30 s).",
