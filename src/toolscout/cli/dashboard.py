@@ -13,6 +13,7 @@ import yaml
 from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.safe_loading import parse_yaml
 
 TOKEN_ENV = "TOOLSCOUT_DASHBOARD_TOKEN"
 DEFAULT_CONFIG = Path("toolscout.yaml")
@@ -89,7 +90,7 @@ def _has_servers(config: Path) -> bool:
     """Whether the file describes a gateway (a `servers` or `mcpServers` section). A file
     that cannot be read is left for the config loader to report."""
     try:
-        data: Any = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data: Any = parse_yaml(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
     return isinstance(data, dict) and ("servers" in data or "mcpServers" in data)
