@@ -319,12 +319,17 @@ class TestMalformedServer:
     ) -> None:
         async def scenario() -> list[list[str]]:
             async with connect_http() as client:
-                return await found(client, "look up a word", "schema of the wrong type")
+                return await found(
+                    client,
+                    "look up a word",
+                    "count the letters of a word",
+                    "schema of the wrong type",
+                )
 
-        words, wrong = run(scenario)
+        words, letters, wrong = run(scenario)
         assert words[0] == "malformed__lookup_word"
-        assert "malformed__odd_schema" in words
-        assert wrong == []
+        assert letters[0] == "malformed__odd_schema"
+        assert "malformed__array_schema" not in wrong  # its schema is an array
 
     def test_a_tool_with_an_invalid_schema_is_still_callable(self, connect_http: Connect) -> None:
         async def scenario() -> types.CallToolResult:

@@ -452,9 +452,10 @@ class TestThresholds:
     ) -> None:
         everything = index.search("get current weather", k=20, threshold=0)
         kept = index.search("get current weather", k=20, threshold=threshold)
-        half = [hit.tool.name for hit in everything if hit.normalized_score >= threshold / 2]
-        reached = everything[0].normalized_score >= threshold
-        assert names(kept) == (half if reached else [])
+        best = everything[0].normalized_score
+        floor = max(threshold / 2, best / 3)
+        kept_ones = [hit.tool.name for hit in everything if hit.normalized_score >= floor]
+        assert names(kept) == (kept_ones if best >= threshold else [])
 
     def test_min_score_compares_raw_scores(self, index: ToolIndex) -> None:
         everything = index.search("slack message", k=10, threshold=0)

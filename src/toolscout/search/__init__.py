@@ -31,6 +31,7 @@ from toolscout.search.index import (
     RankingEngine,
     ToolIndex,
     choose_engine,
+    score_floor,
 )
 from toolscout.search.regex import RegexEngine, RegexOptions
 from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
@@ -72,5 +73,6 @@ __all__ = [
     "default_cache_path",
     "highlight_spans",
     "matched_spans",
+    "score_floor",
     "tool_text",
 ]

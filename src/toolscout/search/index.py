@@ -93,7 +93,8 @@ class ToolIndex:
             where that extra is installed and BM25 elsewhere; `engine_choice` says which
             and why.
         threshold: default lowest `normalized_score` (0–1) the best hit of a search must
-            have, or the search returns nothing; other hits need half of it. 0 answers every
+            have, or the search returns nothing; other hits need half of it and a third of
+            the best's (`score_floor`). 0 answers every
             query that matches anything; `None` takes the engine's default
             (`DEFAULT_THRESHOLDS`). Regex hits all score 1.
         bm25: options for the BM25 engine (and BM25 within hybrid).
@@ -146,7 +147,8 @@ class ToolIndex:
             k: how many results at most (1–100).
             min_score: drop hits whose raw `score` is below this.
             threshold: return nothing when the best hit's `normalized_score` is below this
-                (0–1), and otherwise the hits that score at least half of it; `None` uses
+                (0–1), and otherwise the hits that score at least half of it and a third of
+                the best (`score_floor`); `None` uses
                 the index default, 0 disables it. The threshold decides whether the catalog
                 has a tool for the query; the ranking, which tools come first.
             filter: keep only tools for which it returns True; applied before `k`, so a
@@ -221,10 +223,9 @@ class ToolIndex:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
-        if hits and hits[0].normalized_score < threshold:
-            hits = []  # the best tool the caller may use is not relevant enough: none is
-        else:  # beside a relevant best hit, one under half the threshold is noise
-            hits = [hit for hit in hits if hit.normalized_score >= threshold / 2]
+        if hits:
+            floor = score_floor(hits[0].normalized_score, threshold)
+            hits = [hit for hit in hits if hit.normalized_score >= floor]
         if not hits and notice is None:
             notice = _nothing_relevant_notice(filtered_out)
         return SearchResults(hits, query=query, notice=notice)
@@ -373,6 +374,19 @@ def _check_threshold(threshold: object) -> float:
     ):
         raise SearchConfigError(f"threshold must be between 0 and 1, got {threshold!r}")
     return float(threshold)
+
+
+def score_floor(best: float, threshold: float) -> float:
+    """The lowest normalized score a hit needs to be returned, when the best hit a search may
+    return scores `best`: infinite (nothing is returned) when the best is below the
+    threshold; otherwise half the threshold or a third of the best, whichever is higher, so
+    that the tools that come with a relevant best are more than noise. A threshold of 0
+    keeps every hit."""
+    if threshold <= 0:
+        return 0.0
+    if best < threshold:
+        return math.inf
+    return max(threshold / 2, best / 3)
 
 
 def _nothing_relevant_notice(filtered_out: bool) -> str:
