@@ -10,9 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -23,13 +22,16 @@ from pydantic import (
     model_serializer,
 )
 
-from toolscout.catalog.catalog import Catalog
 from toolscout.errors import ToolSearchConfigError
 from toolscout.protocol.config import ToolSearchConfig
-from toolscout.protocol.policy import ToolPolicy
-from toolscout.protocol.processor import ToolSearch
-from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
+
+# Imported where a store or a `ToolSearch` is built: reading the settings (the CLI's
+# defaults) needs neither.
+if TYPE_CHECKING:
+    from toolscout.catalog.catalog import Catalog
+    from toolscout.protocol.policy import ToolPolicy
+    from toolscout.protocol.processor import ToolSearch
 
 StoreKind: TypeAlias = Literal["context", "memory", "sqlite", "redis"]
 """Where discovered tools are kept: read from the conversation (`context`), in this process
@@ -81,6 +83,8 @@ class StoreSettings(BaseModel):
 
     def build(self) -> StateStore | None:
         """The store, or None for `context` (`ToolSearch` reads the messages by default)."""
+        from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
+
         if self.kind == "memory":
             return InMemoryStore(self.ttl, anonymous=self.anonymous)
         if self.kind == "sqlite":
@@ -146,6 +150,9 @@ class ToolSearchSettings(ToolSearchConfig):
         Raises:
             ToolSearchConfigError: an `always_available` tool that is not in the catalog.
         """
+        from toolscout.catalog.catalog import Catalog
+        from toolscout.protocol.processor import ToolSearch
+
         tools = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         config = self.processor_config(tools)
         return ToolSearch(tools, config, store=self.store.build(), filter=filter)
@@ -162,6 +169,8 @@ class ToolScoutConfig(BaseModel):
 
     def to_yaml(self) -> str:
         """The configuration as YAML that `load_config` reads back to an equal model."""
+        import yaml  # only a config being saved needs it
+
         data = self.model_dump(mode="json", by_alias=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 

@@ -21,9 +21,6 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from jsonschema import exceptions as schema_errors
-from jsonschema import validators
-
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.errors import ToolSearchConfigError
@@ -576,6 +573,8 @@ class ToolSearch:
         return meta_tools.meta_tool_names(self.config.mode, self.config)
 
     def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        from jsonschema import exceptions as schema_errors  # only once a tool is called
+
         validator = self._validator(tool)
         if validator is None:
             return None
@@ -594,6 +593,8 @@ class ToolSearch:
         return f"Invalid arguments for {self._wire_name(tool)}: {problems}. Expected:\n{expected}"
 
     def _validator(self, tool: Tool) -> Any:
+        from jsonschema import validators
+
         key = tool.fingerprint
         if key not in self._validators:
             try:
