@@ -278,7 +278,7 @@ class TestSynonyms:
             "from toolscout.catalog import Tool\n"
             "from toolscout.search import ToolIndex\n"
             "tool = Tool(name='finder', description='Search, look up, locate or find records.')\n"
-            "hit = ToolIndex([tool]).search('find records', threshold=0)[0]\n"
+            "hit = ToolIndex([tool], engine='bm25').search('find records', threshold=0)[0]\n"
             "print([term.index_term for term in hit.matched_terms])\n"
         )
         outputs = {
