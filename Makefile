@@ -14,8 +14,9 @@ BFCL := bfcl-eval==2026.3.23
 # torch's CPU build, for the benchmarks' sentence-transformers peers only: installed before
 # them so that nothing pulls the CUDA one.
 TORCH := torch==2.13.0
-# What the tests start: a real redis-server, and Debian's Chromium for the dashboard's page.
-SYSTEM_PACKAGES := redis-server chromium
+# What the tests start: a real redis-server, Debian's Chromium for the dashboard's page, and
+# tmux, the real terminal in which Ctrl-C must stop `toolscout serve`.
+SYSTEM_PACKAGES := redis-server chromium tmux
 # The demo's settings, with tool search on so that the page shows what it saves. The page's
 # Save button writes here; later runs keep what was saved.
 DEMO_CONFIG := toolscout.yaml
@@ -50,6 +51,7 @@ system-check:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v tmux >/dev/null || missing="$$missing tmux"; \
 	if [ -n "$$missing" ]; then \
 		echo "make test needs Debian's$$missing; install with:"; \
 		echo "  sudo apt-get update && sudo apt-get install -y $(SYSTEM_PACKAGES)"; \

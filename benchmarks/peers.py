@@ -60,6 +60,9 @@ class Engine:
     build: Callable[[Sequence[Tool]], Searcher]
     reads: str
     """What text of a tool it searches, for the report."""
+    namespaced: bool = False
+    """It reads a tool's namespace (a `ToolscoutSearcher`, which can answer with tool ids);
+    engines that do not are given a namespaced tool under its id as name instead."""
 
 
 def catalog_text(tool: Tool) -> str:
@@ -85,11 +88,17 @@ class ToolscoutSearcher:
     """A `toolscout.ToolIndex`, searched at its default threshold unless told otherwise."""
 
     def __init__(
-        self, index: ToolIndex, engine: EngineName, threshold: float | None = None
+        self,
+        index: ToolIndex,
+        engine: EngineName,
+        threshold: float | None = None,
+        *,
+        answer_ids: bool = False,
     ) -> None:
         self._index = index
         self._engine = engine
         self._threshold = threshold
+        self._answer_ids = answer_ids
 
     @classmethod
     def build(cls, tools: Sequence[Tool], engine: EngineName, **options: Any) -> ToolscoutSearcher:
@@ -101,10 +110,15 @@ class ToolscoutSearcher:
     def search(self, query: str, k: int) -> list[str]:
         text = query_pattern(query) if self._engine == "regex" else query
         hits = self._index.search(text, k=k, threshold=self._threshold)
-        return [hit.tool.name for hit in hits]
+        return [hit.tool.id if self._answer_ids else hit.tool.name for hit in hits]
 
     def without_threshold(self) -> Searcher:
-        return ToolscoutSearcher(self._index, self._engine, threshold=0)
+        return ToolscoutSearcher(self._index, self._engine, 0, answer_ids=self._answer_ids)
+
+    def answering_ids(self) -> ToolscoutSearcher:
+        """The same index, answering with tool ids (`server__tool`) instead of names, for
+        catalogs where one name is in several namespaces."""
+        return ToolscoutSearcher(self._index, self._engine, self._threshold, answer_ids=True)
 
 
 class FastMCPSearcher:
@@ -204,11 +218,13 @@ TOOLSCOUT_ENGINES: tuple[Engine, ...] = (
         "toolscout bm25",
         lambda tools: ToolscoutSearcher.build(tools, "bm25"),
         "its own fields of the Tool (name, description, parameters, enums)",
+        namespaced=True,
     ),
     Engine(
         "toolscout regex",
         lambda tools: ToolscoutSearcher.build(tools, "regex"),
         "its own fields of the Tool; query words joined by `|`",
+        namespaced=True,
     ),
 )
 

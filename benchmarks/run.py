@@ -20,9 +20,11 @@ from rich.console import Console
 
 from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
 from benchmarks.gateway import gateway_unavailable, run_gateway
+from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_markdown, to_rich
+from benchmarks.rewordings import run_rewordings
 from benchmarks.semantic import (
     remember_peer_queries,
     run_model_speed,
@@ -70,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-startup", action="store_true", help="leave out the command line's start-up time"
     )
+    parser.add_argument(
+        "--no-mcp-tasks",
+        action="store_true",
+        help="leave out retrieval quality on real MCP servers' tools (benchmarks/mcp_tasks.py)",
+    )
     args = parser.parse_args(argv)
 
     # Piped output (make, CI logs) would otherwise wrap at 80 columns and truncate labels.
@@ -105,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [*engines, *semantic], key=lambda engine: not engine.label.startswith("toolscout")
     )
     limit = 150 if args.quick else None
+    mcp_dev = None if args.no_mcp_tasks else load_mcp_dev()
     if semantic:
         remember_peer_queries(
             [
@@ -113,13 +121,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for queries in (data.queries_in(split), data.irrelevance_queries_in(split))
                 for query in spread(queries, limit)
             ]
+            + ([task.text for task in mcp_dev.tasks] if mcp_dev else [])
         )
     for table in run_quality(data, quality_engines, splits, limit=limit):
         tables.append(table)
         console.print(to_rich(table))
-    senses = run_senses(quality_engines)
-    tables.append(senses)
-    console.print(to_rich(senses))
+    if mcp_dev is not None:
+        for table in run_mcp_tasks(quality_engines, splits, mcp_dev):
+            tables.append(table)
+            console.print(to_rich(table))
+    for table in (run_senses(quality_engines), run_rewordings(quality_engines, splits)):
+        tables.append(table)
+        console.print(to_rich(table))
     # Latency is measured on dev queries whatever the split: test stays for quality reports.
     speed_queries = spread(
         [query.text for query in data.queries_in("dev")], 30 if args.quick else 200

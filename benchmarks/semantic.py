@@ -73,11 +73,13 @@ def semantic_engines(cache_path: Path | None, *, quick: bool = False) -> tuple[E
             lambda tools: ToolscoutSearcher.build(tools, "semantic", semantic=options),
             "toolscout.search.tool_text: name split into words, description, parameters; "
             "queries prefixed with 'A tool to: '",
+            namespaced=True,
         ),
         Engine(
             "toolscout hybrid",
             lambda tools: ToolscoutSearcher.build(tools, "hybrid", semantic=options),
             "toolscout bm25's fields and toolscout semantic's text, fused",
+            namespaced=True,
         ),
         Engine(
             "MiniLM",
@@ -583,9 +585,16 @@ def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int
     ]
     table = Table(
         title="The model: all-MiniLM-L6-v2 on numpy and on torch",
-        columns=["runtime", "query p50 ms", "query p99 ms", f"{texts:,} tool texts s"],
+        columns=[
+            "runtime",
+            "query p50 ms",
+            "query p99 ms",
+            f"{texts:,} tool texts s",
+            "load average",
+        ],
     )
     for label, encode in encoders:
+        load_before = os.getloadavg()[0]
         encode(queries[:WARMUP_QUERIES])  # loading the model is not embedding
         latencies = []
         for query in queries:
@@ -596,10 +605,14 @@ def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int
         encode(tool_texts)
         batch_seconds = time.perf_counter() - started
         p50, p99 = np.percentile(latencies, [50, 99])
-        table.rows.append([label, f"{p50:.1f}", f"{p99:.1f}", f"{batch_seconds:.1f}"])
+        load = f"{load_before:.1f} → {os.getloadavg()[0]:.1f}"
+        table.rows.append([label, f"{p50:.1f}", f"{p99:.1f}", f"{batch_seconds:.1f}", load])
     table.notes = [
         f"Queries: {len(queries)} BFCL dev queries, embedded one by one. Tool texts: "
         "`tool_text` of the BFCL tools (renamed copies beyond the pool), batched as each "
-        "runtime batches by default. Both on every core of this machine, in float32."
+        "runtime batches by default. Both in float32 on every core of this machine: toolscout "
+        "one batch per core with BLAS on one thread, torch its threads within each operation.",
+        "load average: the machine's 1-minute load average before and after each runtime's "
+        "measurements; above the number of cores, other work shared them.",
     ]
     return table

@@ -259,9 +259,7 @@ class TestReadme:
             f"{regex.max_memory >> 20} MiB per compiled pattern (`max_memory`)",
             f"bm25 {DEFAULT_THRESHOLDS['bm25']}, semantic {DEFAULT_THRESHOLDS['semantic']}, "
             f"hybrid {DEFAULT_THRESHOLDS['hybrid']}",
-            f'`fusion="{hybrid.fusion}"`',
             f"`semantic_weight={hybrid.semantic_weight}`",
-            f"`rrf_k={hybrid.rrf_k}`",
             f"`depth={hybrid.depth}`",
             f"When at least {PROGRESS_MIN_TEXTS} tools need embedding",
             f"batches of `batch_size` ({_default(OpenAIEmbedder, 'batch_size')})",

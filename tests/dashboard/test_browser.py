@@ -189,3 +189,36 @@ def test_readable_at_desktop_size_and_in_a_narrow_window(
     box = page.locator("#query-input").bounding_box()
     assert box is not None and box["width"] >= min(width - 80, 300)
     page.close()
+
+
+def test_saving_beside_a_host_s_file_or_into_it(browser: Browser, tmp_path: Path) -> None:
+    host = tmp_path / "claude_desktop_config.json"
+    original = '{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {}\n}\n'
+    host.write_text(original)
+    (tmp_path / "claude_desktop_config.toolscout.yaml").write_text("gateway:\n  port: 0\n")
+    process = DashboardProcess("--config", str(host))
+    try:
+        page = open_page(browser, process.url)
+        page.get_by_role("switch").uncheck()
+        page.locator("#save-open").click()
+        dialog = page.locator("#save-dialog")
+        expect(dialog.locator("#save-path")).to_have_text(
+            str(tmp_path / "claude_desktop_config.toolscout.yaml")
+        )
+        expect(dialog.locator("#save-note")).to_contain_text(
+            "claude_desktop_config.json belongs to the application that reads it and is left "
+            "as it is"
+        )
+        dialog.get_by_label("Change claude_desktop_config.json itself instead").check()
+        expect(dialog.locator("#save-path")).to_have_text(str(host))
+        expect(dialog.locator("#save-note")).to_contain_text(
+            "Only the tool_search key of claude_desktop_config.json changes"
+        )
+        page.locator("#save-confirm").click()
+        expect(dialog).to_be_hidden()
+        page.close()
+    finally:
+        process.stop()
+    assert host.read_text() == original.replace(
+        '"mcpServers": {}\n', '"mcpServers": {},\n  "tool_search": {\n    "enabled": false\n  }\n'
+    )

@@ -189,6 +189,24 @@ def test_beside_a_gateway_it_shows_upstreams_and_sessions(tmp_path: Path) -> Non
         process.stop()
 
 
+def test_what_is_saved_applies_to_the_running_gateway(tmp_path: Path) -> None:
+    config = write_gateway_config(tmp_path, {"notes": server("notes")}, gateway={"port": 0})
+    process = DashboardProcess("--config", str(config))
+    try:
+        mcp_url = process.wait_for(r"serving MCP on (http://\S+)")
+        httpx.patch(process.url + "api/settings", json={"mode": "load"}, timeout=10)
+        assert httpx.post(process.url + "api/save", json={}, timeout=10).status_code == 200
+        process.wait_for(r"(config reloaded: tool_search settings applied)")
+
+        async def listed() -> list[str]:
+            async with http_client(mcp_url, token=None) as client:
+                return [tool.name for tool in (await client.list_tools()).tools]
+
+        assert run(listed) == ["search_tools", "load_tool"]
+    finally:
+        process.stop()
+
+
 def test_saving_keeps_a_linked_file_linked_its_mode_and_its_variables(tmp_path: Path) -> None:
     # The file is a symbolic link (as a dotfiles repository makes it), readable by a group,
     # and it holds a secret by reference only.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toolscout.config import ToolSearchSettings, load_config
+from toolscout.config import ConfigError, ToolSearchSettings, load_config
 from toolscout.dashboard import ConfigFile, Dashboard
 from toolscout.errors import DashboardError
 from toolscout.search import ToolIndex
@@ -282,6 +282,135 @@ class TestSave:
         with pytest.raises(DashboardError, match="no longer valid YAML"):
             dashboard.save()
         assert path.read_text() == "tool_search: [unclosed\n"
+
+
+#: A Claude Desktop file as a person left it: four spaces, keys of its own, an odd layout.
+CLAUDE_DESKTOP = (
+    "{\n"
+    '    "globalShortcut": "Ctrl+Space",\n'
+    '    "mcpServers": {\n'
+    '        "time": {"command": "uvx", "args": ["mcp-server-time"]},\n'
+    '        "fetch": {\n'
+    '            "command": "uvx",\n'
+    '            "args": ["mcp-server-fetch"]\n'
+    "        }\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def host_dashboard(path: Path) -> Dashboard:
+    """A dashboard started, as `toolscout dashboard --config` starts it, from a host's file."""
+    from toolscout.gateway import GatewayConfig
+
+    settings = load_config(path, GatewayConfig).tool_search
+    return Dashboard(make_catalog(), settings, ConfigFile(path), source="gateway")
+
+
+class TestSaveBesideAHostsFile:
+    def test_the_settings_go_beside_the_file_which_stays_byte_for_byte(
+        self, tmp_path: Path
+    ) -> None:
+        from toolscout.gateway import GatewayConfig
+
+        host = tmp_path / "claude_desktop_config.json"
+        host.write_text(CLAUDE_DESKTOP)
+        dashboard = host_dashboard(host)
+        dashboard.update({"max_results": 3, "mode": "load"})
+        preview = dashboard.save_preview()
+        beside = tmp_path / "claude_desktop_config.toolscout.yaml"
+        assert preview.path == str(beside) and preview.host_file == str(host)
+        assert preview.note.startswith(
+            "claude_desktop_config.json belongs to the application that reads it and is left "
+            "as it is: the settings go to claude_desktop_config.toolscout.yaml beside it, a "
+            "new file"
+        )
+        dashboard.save()
+        assert host.read_text() == CLAUDE_DESKTOP
+        assert yaml.safe_load(beside.read_text()) == {
+            "tool_search": {"enabled": True, "mode": "load", "max_results": 3}
+        }
+        config = load_config(host, GatewayConfig)
+        assert (config.tool_search.mode, config.tool_search.max_results) == ("load", 3)
+        assert list(config.servers) == ["time", "fetch"]
+
+    def test_in_place_only_the_tool_search_key_is_added(self, tmp_path: Path) -> None:
+        host = tmp_path / "claude_desktop_config.json"
+        host.write_text(CLAUDE_DESKTOP)
+        dashboard = host_dashboard(host)
+        dashboard.update({"max_results": 3})
+        preview = dashboard.save_preview(in_place=True)
+        assert preview.path == str(host) and preview.host_file is None
+        assert preview.note == (
+            "Only the tool_search key of claude_desktop_config.json changes; every other byte "
+            "stays."
+        )
+        dashboard.save(in_place=True)
+        assert host.read_text() == CLAUDE_DESKTOP.replace(
+            "        }\n    }\n}\n",
+            '        }\n    },\n    "tool_search": {\n        "enabled": true,\n'
+            '        "max_results": 3\n    }\n}\n',
+        )
+        assert not (tmp_path / "claude_desktop_config.toolscout.yaml").exists()
+
+    def test_in_place_an_existing_key_changes_alone_with_its_line_endings(
+        self, tmp_path: Path
+    ) -> None:
+        host = tmp_path / "mcp.json"
+        before = (
+            '{"mcpServers": {"time": {"command": "uvx"}},\r\n'
+            ' "tool_search": {"enabled": true, "max_results": 8},\r\n'
+            ' "other": [1,2]}\r\n'
+        )
+        host.write_bytes(before.encode())
+        dashboard = host_dashboard(host)
+        dashboard.update({"max_results": 4})
+        dashboard.save(in_place=True)
+        after = host.read_bytes().decode()
+        assert after == before.replace('"max_results": 8', '"max_results": 4')
+
+    def test_a_symbolic_link_and_the_file_mode_are_kept(self, tmp_path: Path) -> None:
+        real = tmp_path / "dotfiles" / "mcp.json"
+        real.parent.mkdir()
+        real.write_text(CLAUDE_DESKTOP)
+        real.chmod(0o600)
+        link = tmp_path / "mcp.json"
+        link.symlink_to(real)
+        dashboard = host_dashboard(link)
+        dashboard.update({"max_results": 2})
+        dashboard.save(in_place=True)
+        assert link.is_symlink() and link.resolve() == real
+        assert (real.stat().st_mode & 0o777) == 0o600
+        assert json.loads(real.read_text())["tool_search"]["max_results"] == 2
+
+    def test_settings_beside_win_over_the_host_file_s_and_are_said_to(self, tmp_path: Path) -> None:
+        from toolscout.gateway import GatewayConfig
+
+        host = tmp_path / "mcp.json"
+        host.write_text(json.dumps({"mcpServers": {}, "tool_search": {"max_results": 8}}))
+        beside = tmp_path / "mcp.toolscout.yaml"
+        beside.write_text("tool_search:\n  max_results: 2\n")
+        assert load_config(host, GatewayConfig).tool_search.max_results == 2
+        note = host_dashboard(host).save_preview(in_place=True).note
+        assert note.endswith(
+            "mcp.toolscout.yaml beside it also sets tool_search keys, and those win over this "
+            "file's."
+        )
+
+    def test_a_mistake_beside_is_reported_with_its_own_line(self, tmp_path: Path) -> None:
+        from toolscout.gateway import GatewayConfig
+
+        host = tmp_path / "mcp.json"
+        host.write_text(json.dumps({"mcpServers": {}}))
+        beside = tmp_path / "mcp.toolscout.yaml"
+        beside.write_text("# tuned\ntool_search:\n  max_results: 50\n")
+        with pytest.raises(
+            ConfigError, match=r"mcp\.toolscout\.yaml:3:3: tool_search\.max_results"
+        ):
+            load_config(host, GatewayConfig)
+        beside.write_text("servers: {}\n")
+        with pytest.raises(ConfigError, match="the servers stay in"):
+            load_config(host, GatewayConfig)
 
 
 def test_no_gateway_is_a_clear_error(tmp_path: Path) -> None:

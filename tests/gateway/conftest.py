@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -105,6 +105,25 @@ def files_url() -> Iterator[str]:
         stop(process)
 
 
+@contextmanager
+def http_server(script: str, *args: str, env: dict[str, str] | None = None) -> Iterator[int]:
+    """A test server run as `script.py PORT-OPTION... args` on a free port: `{port}` in
+    `args` is replaced by the port, which is yielded once something listens on it."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVERS / f"{script}.py"), *(a.format(port=port) for a in args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port, process)
+        yield port
+    finally:
+        stop(process)
+
+
 def write_config(folder: Path, servers: dict[str, Any], **sections: Any) -> Path:
     """A gateway config file in `folder`."""
     path = folder / "gateway.yaml"
@@ -174,21 +193,25 @@ class GatewayProcess(LoggedProcess):
 
 
 @asynccontextmanager
-async def stdio_client(config: Path) -> AsyncIterator[Client]:
-    """A real MCP client session with `toolscout serve --config config` over stdio."""
+async def stdio_client(config: Path, **options: Any) -> AsyncIterator[Client]:
+    """A real MCP client session with `toolscout serve --config config` over stdio;
+    `options` go to the `Client` (callbacks, `mode`...). The gateway gets this process's
+    environment (the SDK would pass only `PATH` and a few others), so that it runs the code
+    under test, `PYTHONPATH` included."""
     parameters = StdioServerParameters(
-        command=str(TOOLSCOUT), args=["serve", "--config", str(config)]
+        command=str(TOOLSCOUT), args=["serve", "--config", str(config)], env=dict(os.environ)
     )
-    async with Client(parameters) as client:
+    async with Client(parameters, **options) as client:
         yield client
 
 
 @asynccontextmanager
-async def http_client(url: str, token: str | None = TOKEN) -> AsyncIterator[Client]:
-    """A real MCP client session with a gateway over streamable HTTP."""
+async def http_client(url: str, token: str | None = TOKEN, **options: Any) -> AsyncIterator[Client]:
+    """A real MCP client session with a gateway over streamable HTTP; `options` go to the
+    `Client` (callbacks, `mode`...)."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HANG)) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
+        Client(streamable_http_client(url, http_client=http), **options) as client,
     ):
         yield client

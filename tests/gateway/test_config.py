@@ -69,6 +69,8 @@ class TestHostFiles:
         servers = config.upstreams()
         assert list(servers) == ["docs", "api", "local", "web", "cline"]
         assert [s.type for s in servers.values()] == ["http", "http", "stdio", "http", "stdio"]
+        legacy = load(tmp_path, '{"mcpServers": {"old": {"type": "sse", "url": "http://x/sse"}}}')
+        assert legacy.servers["old"].type == "sse"
         assert servers["web"].headers == {"X-Key": "k"}
 
     def test_variables_are_read_from_the_environment(
@@ -182,9 +184,8 @@ class TestMistakes:
                 "or url for a streamable HTTP one",
             ),
             (
-                "servers:\n  old:\n    type: sse\n    url: https://x/sse\n",
-                "gateway.yaml:2:3: servers.old: type sse (the deprecated HTTP+SSE transport) is "
-                "not supported; point url at the server's streamable HTTP endpoint",
+                "servers:\n  old:\n    type: sse\n    command: old-server\n",
+                "gateway.yaml:2:3: servers.old: type is sse but the entry has no url",
             ),
             (
                 "servers:\n  a: {command: x, namespace: tools}\n"

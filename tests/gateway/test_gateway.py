@@ -201,14 +201,12 @@ class TestCalls:
 
         assert text(run(scenario)) == "milk, eggs, flour"
 
-    def test_a_tool_not_found_yet_says_how_to_find_it(self, connect_http: Connect) -> None:
+    def test_a_tool_not_found_yet_is_called_by_its_id(self, connect_http: Connect) -> None:
         async def scenario() -> types.CallToolResult:
             async with connect_http() as client:
                 return await call(client, "files__read_file", path="readme.md")
 
-        result = run(scenario)
-        assert result.is_error
-        assert 'call search_tools with {"queries": ["files__read_file"]}' in text(result)
+        assert text(run(scenario)) == "# Project\nHow to build it."
 
     def test_call_tool_refuses_the_meta_tools(self, connect_http: Connect) -> None:
         async def scenario() -> list[types.CallToolResult]:

@@ -401,7 +401,8 @@ def two_gateways(folder: Path, store: dict[str, Any]) -> list[GatewayProcess]:
         folder,
         {"notes": server("notes")},
         gateway={"stateless": True, "auth": {"tokens_env": "GATEWAY_TEST_TOKENS"}},
-        tool_search={"store": store},
+        # Discovery required: what the two share is what each session has found.
+        tool_search={"store": store, "require_discovery": True},
     )
     env = {"GATEWAY_TEST_TOKENS": TOKEN}
     return [GatewayProcess(config, "--port", "0", env=env) for _ in range(2)]

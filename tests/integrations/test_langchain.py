@@ -56,6 +56,7 @@ class TestMiddleware:
                 [("get_forecast", {"city": "Paris", "days": 2})],
                 "Sunny.",
             ],
+            ToolSearchSettings(enabled=True, require_discovery=True),
             asynchronous=asynchronous,
         )
         found = json.loads(model.returned("search_tools")[0])["results"][0]["tools"]
@@ -169,7 +170,7 @@ class TestCatalogFromTools:
         catalog = catalog_from_tools([get_weather], namespace="weather")
         assert [t.id for t in catalog] == ["weather__get_weather"]
         assert catalog["weather__get_weather"].input_schema["required"] == ["city"]
-        search = ToolSearch(catalog, mode="auto_load")
+        search = ToolSearch(catalog, mode="auto_load", require_discovery=True)
         search.execute(ToolCall("search_tools", {"queries": ["weather"]}))
         result = search.execute(ToolCall("weather__get_weather", {"city": "Oslo"}), messages=[])
         assert "not loaded yet" in result.content

@@ -75,7 +75,7 @@ class TestToolScout:
             [("get_forecast", {"city": "Paris", "days": 2})],
             "Sunny.",
         )
-        _, output = run(model)
+        _, output = run(model, ToolSearchSettings(enabled=True, require_discovery=True))
         found = json.loads(output["search_tools"][0])["results"][0]["tools"]
         assert found[0]["name"] == "get_forecast" and "score" in found[0]
         assert tools_sent(model)[0] == ["search_tools", "load_tool"]

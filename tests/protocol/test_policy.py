@@ -155,7 +155,7 @@ class TestFilters:
 class TestThreadIsolation:
     @pytest.mark.parametrize("store", [InMemoryStore(), None], ids=["memory", "context"])
     def test_one_threads_discoveries_never_appear_in_another(self, store: Any) -> None:
-        search = ToolSearch(make_catalog(), store=store)
+        search = ToolSearch(make_catalog(), store=store, require_discovery=True)
         first = call(search, "load_tool", "a", names=["get_forecast"])
         conversation_a = [{"role": "tool", "tool_call_id": "1", "content": first.content}]
         assert "get_forecast" in names(search.prepare("a", conversation_a))

@@ -106,8 +106,15 @@ class TestProxyMode:
         )
         assert json.loads(ran.content) == {"status": "sent", "to": "a@b.c"}
 
-    def test_call_tool_refuses_a_tool_not_found_yet(self) -> None:
+    def test_call_tool_runs_a_tool_by_its_exact_name_without_a_search(self) -> None:
         search = make_search(mode="proxy")
+        result = call(search, "call_tool", name="get_forecast", arguments={"city": "Oslo"})
+        assert result.content == "Sunny in Oslo for 1 day(s)"
+        refused = call(search, "call_tool", name="get_forecast", arguments={"days": 2})
+        assert refused.is_error and "'city' is a required property" in refused.content
+
+    def test_call_tool_refuses_a_tool_not_found_yet_when_discovery_is_required(self) -> None:
+        search = make_search(mode="proxy", require_discovery=True)
         result = call(search, "call_tool", name="get_forecast", arguments={"city": "Oslo"})
         assert result.is_error
         assert 'search_tools with {"queries": ["get_forecast"]}' in result.content
@@ -189,7 +196,8 @@ class TestSelfCorrection:
             "proxy": 'call_tool({"name": "get_forecast"',
         }
         for mode, advice in expected.items():
-            result = call(make_search(mode=mode), "get_forecast", city="Paris")
+            search = make_search(mode=mode, require_discovery=True)
+            result = call(search, "get_forecast", city="Paris")
             assert result.is_error and advice in result.content, mode
 
     def test_unknown_name_gets_suggestions(self) -> None:

@@ -136,7 +136,9 @@ class TestConversationState:
         from toolscout.state import InMemoryStore
 
         clock = FakeClock()
-        search = ToolSearch(make_catalog(), store=InMemoryStore(ttl=60, clock=clock))
+        search = ToolSearch(
+            make_catalog(), store=InMemoryStore(ttl=60, clock=clock), require_discovery=True
+        )
         script = [("load", ["get_forecast"]), ("say", "Loaded.")]
         first = run(
             "openai_chat", FakeModel("openai_chat", script), search, "t", start("openai_chat")
@@ -156,7 +158,7 @@ class TestConversationState:
 
     @pytest.mark.parametrize("provider", PROVIDERS)
     def test_trimmed_history_de_loads_with_context_store(self, provider: str) -> None:
-        search = ToolSearch(make_catalog(), mode="auto_load")
+        search = ToolSearch(make_catalog(), mode="auto_load", require_discovery=True)
         script = [("search", ["weather forecast"]), ("say", "Found it.")]
         first = run(provider, FakeModel(provider, script), search, None, start(provider))
         trimmed = [first.messages[0], *first.messages[-1:]]

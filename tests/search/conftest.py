@@ -160,6 +160,31 @@ def standard_tools() -> list[Tool]:
     ]
 
 
+def chinese_tools() -> list[Tool]:
+    """Seven tools described in Chinese (one in Japanese), as Chinese MCP servers write them:
+    English names, descriptions and parameters in Chinese."""
+
+    def tool(name: str, description: str, parameter: str, explained: str) -> Tool:
+        return make_tool(
+            name, description, namespace="cn", parameters={parameter: string_param(explained)}
+        )
+
+    return [
+        tool(
+            "get_weather_cn",
+            "获取指定城市的天气预报，包括温度、湿度和风力",
+            "city",
+            "城市名称，例如北京",
+        ),
+        tool("search_train_tickets", "查询两个城市之间的火车票余票信息", "date", "出发日期"),
+        tool("translate_text", "将文本翻译成指定的目标语言", "text", "要翻译的文本"),
+        tool("send_wechat_message", "通过微信给联系人发送消息", "contact", "联系人名称"),
+        tool("stock_quote", "查询A股股票的实时行情和价格", "code", "股票代码"),
+        tool("read_pdf", "读取PDF文件并提取其中的文字内容", "path", "文件路径"),
+        tool("jp_weather", "指定した都市の天気予報を取得します", "city", "都市名"),
+    ]
+
+
 def make_catalog(*tools: Tool | dict[str, Any]) -> Catalog:
     """A catalog of `tools`, or of the standard tools when none are given."""
     return Catalog(list(tools) if tools else standard_tools())

@@ -338,7 +338,7 @@ def big_catalog() -> Catalog:
 
 @pytest.fixture(scope="module")
 def big_index(big_catalog: Catalog) -> ToolIndex:
-    index = ToolIndex(big_catalog)
+    index = ToolIndex(big_catalog, engine="bm25")
     index.refresh()
     return index
 

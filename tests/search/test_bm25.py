@@ -448,13 +448,13 @@ class TestThresholds:
         assert results.notice
         assert names(index.search("book a flight to Paris", threshold=0)) == ["get_current_weather"]
 
-    def test_threshold_zero_keeps_low_matches(self, index: ToolIndex) -> None:
+    def test_weaker_matches_below_a_relevant_best_stay(self, index: ToolIndex) -> None:
         default = index.search("slack message", k=10)
         everything = index.search("slack message", k=10, threshold=0)
-        assert len(everything) > len(default)
+        assert default[0].normalized_score >= DEFAULT_THRESHOLD
+        assert min(hit.normalized_score for hit in default) < DEFAULT_THRESHOLD
+        assert all(hit.normalized_score >= DEFAULT_THRESHOLD / 2 for hit in default)
         assert names(everything)[: len(default)] == names(default)
-        assert min(hit.normalized_score for hit in everything) < DEFAULT_THRESHOLD
-        assert all(hit.normalized_score >= DEFAULT_THRESHOLD for hit in default)
 
     def test_index_default_threshold_is_used_and_can_be_overridden(self) -> None:
         strict = make_index(threshold=0.99)
@@ -462,12 +462,14 @@ class TestThresholds:
         assert names(strict.search("weather", threshold=0))[0] == "get_current_weather"
 
     @pytest.mark.parametrize("threshold", [0.2, 0.4, 0.6, 0.8, 1.0])
-    def test_threshold_keeps_exactly_the_hits_at_or_above_it(
+    def test_threshold_keeps_the_ranking_when_the_best_hit_reaches_it(
         self, index: ToolIndex, threshold: float
     ) -> None:
         everything = index.search("get current weather", k=20, threshold=0)
         kept = index.search("get current weather", k=20, threshold=threshold)
-        assert names(kept) == [h.tool.name for h in everything if h.normalized_score >= threshold]
+        half = [hit.tool.name for hit in everything if hit.normalized_score >= threshold / 2]
+        reached = everything[0].normalized_score >= threshold
+        assert names(kept) == (half if reached else [])
 
     def test_min_score_compares_raw_scores(self, index: ToolIndex) -> None:
         everything = index.search("slack message", k=10, threshold=0)

@@ -4,6 +4,7 @@ sentence-transformers, an OpenAI-compatible endpoint served locally, a plain fun
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,41 @@ from .conftest import make_catalog, names
 from .embedding_support import DIMENSION, embeddings_server, hashed_vectors
 
 DATA = Path(__file__).parent / "data"
+HEADER_BEYOND_THE_FILE = b'{"w": {"dtype": "F32", "shape": [4, 4], "data_offsets": [0, 64]}}'
+
+
+def copy_of_the_packaged_model(folder: Path, *, weights_as: str = "F32") -> Path:
+    """The packaged all-MiniLM-L6-v2 copied into `folder`, its float32 weights rewritten as
+    `weights_as` ("F16"; "BF16" keeps the bytes but names the type)."""
+    source = default_embedder().path
+    model = folder / "model"
+    shutil.copytree(source, model)
+    if weights_as == "F32":
+        return model
+    raw = (source / "model.safetensors").read_bytes()
+    header_length = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8 : 8 + header_length])
+    data = raw[8 + header_length :]
+    chunks, offset = [], 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = entry["data_offsets"]
+        chunk = data[start:end]
+        if entry["dtype"] == "F32" and weights_as == "F16":
+            chunk = np.frombuffer(chunk, dtype="<f4").astype("<f2").tobytes()
+        if entry["dtype"] == "F32":
+            entry["dtype"] = weights_as
+        entry["data_offsets"] = [offset, offset + len(chunk)]
+        chunks.append(chunk)
+        offset += len(chunk)
+    encoded = json.dumps(header).encode()
+    encoded += b" " * (-len(encoded) % 8)  # the format keeps the data 8-byte aligned
+    (model / "model.safetensors").write_bytes(
+        len(encoded).to_bytes(8, "little") + encoded + b"".join(chunks)
+    )
+    return model
+
 
 TEXTS = [
     "get current weather. Get the current weather conditions for a city.",
@@ -85,6 +121,39 @@ class TestLocalEmbedder:
     def test_an_impossible_batch_size_is_refused(self) -> None:
         with pytest.raises(EmbeddingError, match="batch_size must be at least 1"):
             LocalEmbedder(batch_size=0)
+
+    def test_a_model_saved_in_float16_is_computed_in_float32(self, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path, weights_as="F16")
+        vectors = LocalEmbedder(model).embed(TEXTS)
+        assert vectors.dtype == np.float32
+        # Float16 weights are the model rounded to 3 digits: close to it, not equal.
+        assert np.min(np.sum(vectors * default_embedder().embed(TEXTS), axis=1)) > 0.999
+
+    @pytest.mark.parametrize(
+        ("weights", "message"),
+        [
+            (b"", "not a readable safetensors file"),
+            (b"not a safetensors file", "not a readable safetensors file"),
+            (b"\xff" * 8 + b"{}", "not a readable safetensors file"),
+            (len(b'{"w"}').to_bytes(8, "little") + b'{"w"}', "not a readable safetensors file"),
+            (  # a tensor said to be longer than the file
+                len(HEADER_BEYOND_THE_FILE).to_bytes(8, "little") + HEADER_BEYOND_THE_FILE,
+                "not a readable safetensors file",
+            ),
+        ],
+    )
+    def test_an_unreadable_weights_file_is_refused(
+        self, tmp_path: Path, weights: bytes, message: str
+    ) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        (model / "model.safetensors").write_bytes(weights)
+        with pytest.raises(EmbeddingError, match=message):
+            LocalEmbedder(model).embed(["a query"])
+
+    def test_weights_in_a_type_numpy_cannot_compute_with_are_refused(self, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path, weights_as="BF16")
+        with pytest.raises(EmbeddingError, match="stored as BF16"):
+            LocalEmbedder(model).embed(["a query"])
 
 
 class TestOpenAIEmbedder:

@@ -95,7 +95,7 @@ class TestSearch:
         hits = index.search(request, filter=lambda tool: tool.name != "delete_file")
         assert "delete_file" not in names(hits)
         assert "send_email" in names(hits)
-        assert all(hit.normalized_score >= index.threshold for hit in hits)
+        assert all(hit.normalized_score >= index.threshold / 2 for hit in hits)
 
     def test_nothing_found_keeps_the_notice(self) -> None:
         results = make_index().search("tell me a joke; then sing me a song please")

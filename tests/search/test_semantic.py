@@ -28,7 +28,14 @@ from toolscout.search import (
 from toolscout.search.embedders import default_embedder
 from toolscout.search.semantic import MINILM_QUERY_PREFIX
 
-from .conftest import make_catalog, make_tool, names, standard_tools, string_param
+from .conftest import (
+    chinese_tools,
+    make_catalog,
+    make_tool,
+    names,
+    standard_tools,
+    string_param,
+)
 from .embedding_support import counting_embedder, hashed_vectors
 
 SEMANTIC_ENGINES = ("semantic", "hybrid")
@@ -107,15 +114,17 @@ class TestSameInterfaceAsBM25:
         assert scores == sorted(scores, reverse=True)
         assert all(0 <= hit.normalized_score <= 1 for hit in results)
 
-    @pytest.mark.parametrize("threshold", [0.1, 0.3, 0.5])
-    def test_threshold_keeps_exactly_the_hits_at_or_above_it(
-        self, semantic_engine: str, cache_folder: Path, threshold: float
+    def test_a_threshold_above_the_best_hit_refuses_the_query(
+        self, semantic_engine: str, cache_folder: Path
     ) -> None:
         index = semantic_index(None, semantic_engine, cache_folder)
         everything = index.search("weather forecast for Paris", k=20, threshold=0)
-        kept = index.search("weather forecast for Paris", k=20, threshold=threshold)
-        expected = [hit.tool.name for hit in everything if hit.normalized_score >= threshold]
-        assert names(kept) == expected
+        best = everything[0].normalized_score
+        kept = index.search("weather forecast for Paris", k=20, threshold=best)
+        expected = [hit.tool.name for hit in everything if hit.normalized_score >= best / 2]
+        assert names(kept) == expected  # hits below the best stay, down to half of it
+        refused = index.search("weather forecast for Paris", k=20, threshold=best + 0.01)
+        assert list(refused) == [] and "relevant enough" in (refused.notice or "")
 
     def test_min_score_drops_low_raw_scores(self, semantic_engine: str, cache_folder: Path) -> None:
         index = semantic_index(None, semantic_engine, cache_folder)
@@ -159,7 +168,7 @@ class TestLiveCatalog:
     ) -> None:
         catalog = make_catalog()
         index = semantic_index(catalog, semantic_engine, cache_folder)
-        assert names(index.search("track an airship's position")) == []
+        assert "track_zeppelin" not in names(index.search("track an airship's position"))
         catalog.add(make_tool("track_zeppelin", "Track a zeppelin's position in flight."))
         assert names(index.search("track an airship's position"))[0] == "track_zeppelin"
 
@@ -209,10 +218,11 @@ class TestIncrementalEmbedding:
             make_tool("search", "Search issues.", namespace="github"),
             make_tool("search", "Search issues.", namespace="gitlab"),
         ]
-        ToolIndex(
-            twins, engine="semantic", semantic=SemanticOptions(embedder, cache_path=tmp_path / "c")
-        ).refresh()
-        assert function.embedded == [tool_text(twins[0])]
+        options = SemanticOptions(
+            embedder, cache_path=tmp_path / "c", text=lambda tool: tool.description
+        )
+        ToolIndex(twins, engine="semantic", semantic=options).refresh()
+        assert function.embedded == ["Search issues."]
 
     def test_a_new_index_on_the_same_cache_embeds_nothing(self, tmp_path: Path) -> None:
         embedder, function = counting_embedder()
@@ -318,6 +328,33 @@ class TestCacheAcrossRestarts:
         answer = json.loads(finished.stdout)
         assert answer["model_loaded"] is False
         assert answer["hits"][0] == "get_current_weather"
+
+
+class TestToolsInChinese:
+    """all-MiniLM-L6-v2 reads English: Chinese text is mostly unknown tokens to it. Hybrid
+    search must still find what BM25 finds in Chinese (CJK characters and pairs), not bury
+    it under the English model's guesses."""
+
+    @pytest.mark.parametrize(
+        ("query", "tool"),
+        [
+            ("北京明天的天气怎么样", "get_weather_cn"),
+            ("帮我查一下从上海到北京的火车票", "search_train_tickets"),
+            ("把这段话翻译成英文", "translate_text"),
+            ("给张三发个微信消息", "send_wechat_message"),
+            ("茅台股票现在多少钱", "stock_quote"),
+            ("提取PDF里的文字", "read_pdf"),
+            ("東京の天気を教えて", "jp_weather"),
+            # English requests reach them through their English names.
+            ("send a WeChat message to Zhang San", "send_wechat_message"),
+            ("book a train ticket from Shanghai to Beijing", "search_train_tickets"),
+        ],
+    )
+    def test_hybrid_finds_the_tool_bm25_matches(
+        self, cache_folder: Path, query: str, tool: str
+    ) -> None:
+        index = semantic_index([*standard_tools(), *chinese_tools()], "hybrid", cache_folder)
+        assert names(index.search(query))[0] == tool
 
 
 class TestWithoutTorch:
@@ -435,7 +472,6 @@ class TestOptions:
     @pytest.mark.parametrize(
         ("options", "message"),
         [
-            (dict(fusion="max"), "fusion must be"),
             (dict(semantic_weight=1.5), "semantic_weight"),
             (dict(depth=0), "depth"),
         ],
@@ -449,10 +485,6 @@ class TestOptions:
     def test_an_embedder_must_follow_the_protocol(self) -> None:
         with pytest.raises(SearchConfigError, match="CallableEmbedder"):
             SemanticOptions(embedder=lambda texts: texts)  # type: ignore[arg-type]
-
-    def test_rrf_fusion_ranks_too(self, cache_folder: Path) -> None:
-        index = semantic_index(None, "hybrid", cache_folder, hybrid=HybridOptions(fusion="rrf"))
-        assert names(index.search("remove a document from disk"))[0] == "delete_file"
 
     def test_vectors_of_another_length_than_the_tools_are_an_error(self, tmp_path: Path) -> None:
         def shorter_for_queries(texts: list[str]) -> np.ndarray:
@@ -479,3 +511,8 @@ def test_tool_text_splits_the_name_and_lists_the_parameters() -> None:
 
 def test_the_default_embedder_is_shared() -> None:
     assert default_embedder() is default_embedder()
+
+
+def test_tool_text_starts_with_the_namespace_in_words() -> None:
+    tool = make_tool("create_issue", "Open an issue.", namespace="github_enterprise")
+    assert tool_text(tool) == "github enterprise: create issue. Open an issue."

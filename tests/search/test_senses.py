@@ -14,7 +14,7 @@ from toolscout.data import demo_catalog_path
 from toolscout.errors import SearchConfigError
 from toolscout.search import BM25Options, ToolIndex
 
-from .conftest import make_index, make_tool, names, standard_tools, string_param
+from .conftest import chinese_tools, make_index, make_tool, names, standard_tools, string_param
 
 
 @cache
@@ -224,28 +224,6 @@ class TestKeywordStuffing:
         assert names(index.search("slack channel limit"))[0] == "list_slack_channels"
 
 
-def _chinese_tool(name: str, description: str, **parameters: str) -> Tool:
-    return Tool(
-        name=name,
-        namespace="cn",
-        description=description,
-        input_schema=_parameters(list(parameters.values())),
-    )
-
-
-_CHINESE = [
-    _chinese_tool(
-        "get_weather_cn", "获取指定城市的天气预报，包括温度、湿度和风力", city="城市名称，例如北京"
-    ),
-    _chinese_tool("search_train_tickets", "查询两个城市之间的火车票余票信息", date="出发日期"),
-    _chinese_tool("translate_text", "将文本翻译成指定的目标语言", text="要翻译的文本"),
-    _chinese_tool("send_wechat_message", "通过微信给联系人发送消息", contact="联系人名称"),
-    _chinese_tool("stock_quote", "查询A股股票的实时行情和价格", code="股票代码"),
-    _chinese_tool("read_pdf", "读取PDF文件并提取其中的文字内容", path="文件路径"),
-    _chinese_tool("jp_weather", "指定した都市の天気予報を取得します", city="都市名"),
-]
-
-
 class TestChineseAndJapaneseTools:
     @pytest.mark.parametrize(
         ("query", "tool"),
@@ -260,7 +238,7 @@ class TestChineseAndJapaneseTools:
         ],
     )
     def test_a_query_finds_the_tool_described_in_its_language(self, query: str, tool: str) -> None:
-        index = ToolIndex([*CATALOG, *_CHINESE], engine="bm25")
+        index = ToolIndex([*CATALOG, *chinese_tools()], engine="bm25")
         assert names(index.search(query))[0] == tool
 
     @pytest.mark.parametrize(
@@ -268,9 +246,11 @@ class TestChineseAndJapaneseTools:
     )
     def test_english_queries_rank_as_before(self, query: str) -> None:
         english = ToolIndex(list(CATALOG), engine="bm25", threshold=0)
-        mixed = ToolIndex([*CATALOG, *_CHINESE], engine="bm25", threshold=0)
+        mixed = ToolIndex([*CATALOG, *chinese_tools()], engine="bm25", threshold=0)
         found = [
-            name for name in names(mixed.search(query)) if name not in {t.name for t in _CHINESE}
+            name
+            for name in names(mixed.search(query))
+            if name not in {t.name for t in chinese_tools()}
         ]
         assert found[:3] == names(english.search(query))[:3]
 

@@ -120,7 +120,10 @@ def _run_with_gateway(
         )
         await serve_dashboard(board, host=host, port=port, token=token, on_ready=on_ready)
 
-    _run_until_interrupted(functools.partial(serve, settings, transport="http", alongside=beside))
+    # The gateway follows the file: what the page saves applies to it at once.
+    _run_until_interrupted(
+        functools.partial(serve, settings, transport="http", alongside=beside, config_path=config)
+    )
 
 
 def _run_until_interrupted(main: Callable[[], Awaitable[None]]) -> None:

@@ -20,7 +20,7 @@ from toolscout._lazy_exports import lazy_exports
 from toolscout.errors import ConfigError
 
 if TYPE_CHECKING:
-    from toolscout.config.loading import load_config, parse_config
+    from toolscout.config.loading import is_host_file, load_config, parse_config, settings_beside
     from toolscout.config.models import (
         StoreKind,
         StoreSettings,
@@ -34,8 +34,10 @@ __all__ = [
     "StoreSettings",
     "ToolScoutConfig",
     "ToolSearchSettings",
+    "is_host_file",
     "load_config",
     "parse_config",
+    "settings_beside",
 ]
 
 # Imported on first use: the settings' defaults need no file reader.
@@ -43,7 +45,12 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "toolscout.config.loading": ["load_config", "parse_config"],
+            "toolscout.config.loading": [
+                "is_host_file",
+                "load_config",
+                "parse_config",
+                "settings_beside",
+            ],
             "toolscout.config.models": [
                 "StoreKind",
                 "StoreSettings",

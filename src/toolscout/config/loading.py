@@ -1,5 +1,12 @@
 """`load_config`: a YAML or JSON file, validated into a config model, every mistake reported
-on one line with the file, line and column of the key."""
+on one line with the file, line and column of the key.
+
+A host application's file (Claude Desktop's `claude_desktop_config.json`, Cursor's
+`mcp.json`: JSON with `mcpServers`) is that application's: toolscout's own sections can live
+in a file beside it, `<name>.toolscout.yaml` (`settings_beside`), which the dashboard writes
+and every reader of the host file reads too. Its keys win over the same keys of the host
+file's sections.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,26 @@ from toolscout.config.source import ConfigSource, SourceFormat, dotted, read_sou
 from toolscout.errors import ConfigError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+SETTINGS_BESIDE_SUFFIX = ".toolscout.yaml"
+"""What names the file of toolscout's sections beside a host application's file."""
+#: A host's file keeps its servers: the file beside it holds only toolscout's sections.
+_HOST_ONLY_SECTIONS = ("servers", "mcpServers")
+
+
+def settings_beside(path: str | os.PathLike[str]) -> Path | None:
+    """Where toolscout keeps its sections for a host application's JSON file, which it
+    leaves alone: `claude_desktop_config.json` → `claude_desktop_config.toolscout.yaml`
+    beside it. None for a YAML file, which is toolscout's own."""
+    file = Path(path)
+    if file.suffix.lower() != ".json":
+        return None
+    return file.with_name(file.stem + SETTINGS_BESIDE_SUFFIX)
+
+
+def is_host_file(data: Any) -> bool:
+    """Whether a config file's data is a host application's (it holds `mcpServers`)."""
+    return isinstance(data, dict) and "mcpServers" in data
 
 
 @overload
@@ -60,9 +87,49 @@ def load_config(
     except OSError as error:
         raise ConfigError(f"{path}: cannot read it ({error.strerror or error})") from None
     format: SourceFormat = "json" if file.suffix.lower() == ".json" else "yaml"
+    beside = settings_beside(file)
+    if beside is not None and beside.is_file():
+        source = read_source(text, str(path), format)
+        if is_host_file(source.data):
+            return _with_settings_beside(source, beside, model, section, file.parent)
     return parse_config(
         text, model, name=str(path), format=format, section=section, folder=file.parent
     )
+
+
+def _with_settings_beside(
+    host: ConfigSource,
+    beside: Path,
+    model: type[ModelT],
+    section: str | None,
+    folder: Path,
+) -> ModelT:
+    """A host's file read with toolscout's file beside it: each section of the file beside
+    updates the host file's section of the same name, key by key. The file beside is
+    checked alone first, so that its mistakes are reported with its own lines."""
+    try:
+        text = beside.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{beside}: cannot read it ({error})") from None
+    extra = read_source(text, str(beside), "yaml")
+    data: Any = {} if extra.data is None else extra.data
+    if not isinstance(data, dict):
+        raise ConfigError(f"{beside}: the file must be a mapping of sections such as tool_search")
+    for key in _HOST_ONLY_SECTIONS:
+        if key in data:
+            raise ConfigError(
+                f"{extra.location((key,))}: {key}: the servers stay in {host.name}; this file "
+                "holds toolscout's own sections (tool_search, gateway)"
+            )
+    parse_config(text, model, name=str(beside), section=section, folder=folder)
+    merged = dict(host.data)
+    for key, value in data.items():
+        current = merged.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            merged[key] = {**current, **value}
+        else:
+            merged[key] = value
+    return _validated(ConfigSource(host.name, merged, host.positions), model, section, folder)
 
 
 def parse_config(
@@ -81,6 +148,15 @@ def parse_config(
         ConfigError: as `load_config`.
     """
     source = read_source(text, name, format)
+    return _validated(source, model, section, folder)
+
+
+def _validated(
+    source: ConfigSource,
+    model: type[ModelT],
+    section: str | None,
+    folder: str | os.PathLike[str] | None,
+) -> ModelT:
     data: Any = {} if source.data is None else source.data
     if not isinstance(data, dict):
         raise ConfigError(

@@ -10,8 +10,8 @@
 | `GET /api/search?q=`   | what a search returns now, and what it leaves out, why    |
 | `GET /api/tokens`      | tokens per request, whole catalog against tool search     |
 | `POST /api/check`      | Recall@k and MRR of labelled queries (`{"text": ...}`)    |
-| `GET /api/save`        | the file "save" would write, and the diff                 |
-| `POST /api/save`       | write it                                                  |
+| `GET /api/save`        | the file "save" would write, and the diff (`?in_place=1`) |
+| `POST /api/save`       | write it (`{"in_place": true}`: into a host's own file)   |
 | `GET /api/gateway`     | the attached gateway's upstreams and sessions             |
 
 Errors are `{"error": "..."}` with status 400 (a mistake), 401 (no token) or 404. Changes
@@ -77,8 +77,20 @@ def dashboard_app(
             _json_endpoint(lambda body: dashboard.check(_text(body, "text"))),
             methods=["POST"],
         ),
-        Route("/api/save", _endpoint(lambda request: dashboard.save_preview()), methods=["GET"]),
-        Route("/api/save", _json_endpoint(lambda body: dashboard.save()), methods=["POST"]),
+        Route(
+            "/api/save",
+            _endpoint(
+                lambda request: dashboard.save_preview(
+                    in_place=request.query_params.get("in_place") in ("1", "true")
+                )
+            ),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/save",
+            _json_endpoint(lambda body: dashboard.save(in_place=body.get("in_place") is True)),
+            methods=["POST"],
+        ),
         Route("/api/gateway", _endpoint(lambda request: dashboard.gateway()), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[_STATIC]), name="static"),
     ]

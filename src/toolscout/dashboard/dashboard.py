@@ -21,7 +21,7 @@ from toolscout.catalog.lint import lint_tools
 from toolscout.catalog.tokens import tool_tokens
 from toolscout.config import ToolSearchSettings
 from toolscout.dashboard.checks import LabelledQuery, read_labelled_queries
-from toolscout.dashboard.config_file import EDITED_KEYS, ConfigFile, edited_settings
+from toolscout.dashboard.config_file import EDITED_KEYS, ConfigFile, SavePlan, edited_settings
 from toolscout.dashboard.views import (
     CheckReport,
     GatewayView,
@@ -219,6 +219,7 @@ class Dashboard:
         results: list[HitView] = []
         absent: list[HitView] = []
         below = beyond = 0
+        best = _best_score(hits, pins)
         for hit in hits:
             tool = self.catalog.get(hit.tool.id)
             if tool is None:  # removed since
@@ -226,12 +227,10 @@ class Dashboard:
             if tool.pinned or tool.id in pins:
                 reason = "pinned: sent with every request, so search never returns it"
                 absent.append(_hit_view(hit, tool, reason))
-            elif hit.normalized_score < threshold:
+            elif best < threshold or hit.normalized_score < threshold / 2:
                 below += 1
                 if below <= _ABSENT_SHOWN:
-                    score = hit.normalized_score
-                    reason = f"scores {score:.2f}, below the threshold {threshold:.2f}"
-                    absent.append(_hit_view(hit, tool, reason))
+                    absent.append(_hit_view(hit, tool, _below_reason(hit, best, threshold)))
             elif len(results) < settings.max_results:
                 results.append(_hit_view(hit, tool, None))
             else:
@@ -332,25 +331,19 @@ class Dashboard:
 
     # -- saving ----------------------------------------------------------------------------
 
-    def save_preview(self) -> SaveView:
-        """What "save" would write, and the diff from the file as it is."""
-        proposed = self.config_file.proposed(self._settings)
-        current = self.config_file.text()
-        return SaveView(
-            path=str(self.config_file.path),
-            exists=self.config_file.path.exists(),
-            current=current,
-            proposed=proposed,
-            diff=self.config_file.diff(proposed),
-        )
+    def save_preview(self, *, in_place: bool = False) -> SaveView:
+        """What "save" would write, where, and the diff from the file as it is; beside a
+        host application's file unless `in_place` (`ConfigFile.plan`)."""
+        return _save_view(self.config_file.plan(self._settings, in_place=in_place))
 
-    def save(self) -> SaveView:
-        """Write the settings into the config file; the view afterwards (an empty diff)."""
+    def save(self, *, in_place: bool = False) -> SaveView:
+        """Write the settings; the view afterwards (an empty diff)."""
         with self._lock:
             settings = self._settings
-            self.config_file.write(self.config_file.proposed(settings))
+            plan = self.config_file.plan(settings, in_place=in_place)
+            self.config_file.write(plan.proposed, plan.path)
             self._saved = settings
-        return self.save_preview()
+        return self.save_preview(in_place=in_place)
 
     # -- gateway ---------------------------------------------------------------------------
 
@@ -473,7 +466,7 @@ def _why_nothing(notice: str | None, absent: Sequence[HitView], threshold: float
     ]
     if scores:
         return (
-            f"No tool reaches the threshold {threshold:.2f} (the best scores {max(scores):.2f}), "
+            f"The best tool scores {max(scores):.2f}, below the threshold {threshold:.2f}, "
             "so search_tools would return nothing"
         )
     if absent:
@@ -553,6 +546,29 @@ def _hit_view(hit: SearchHit, tool: Tool, absent_reason: str | None) -> HitView:
     )
 
 
+def _below_reason(hit: SearchHit, best: float, threshold: float) -> str:
+    """Why the threshold leaves `hit` out, `best` being the best score a search may return."""
+    if best < threshold:
+        return (
+            f"the best tool scores {best:.2f}, below the threshold {threshold:.2f}, so the "
+            "search returns none"
+        )
+    return f"scores {hit.normalized_score:.2f}, below half the threshold ({threshold / 2:.2f})"
+
+
+def _best_score(ranking: Sequence[SearchHit], pins: set[str]) -> float:
+    """The normalized score of the best tool a search may return: the threshold is held
+    against it (0 when there is none)."""
+    return next(
+        (
+            hit.normalized_score
+            for hit in ranking
+            if not hit.tool.pinned and hit.tool.id not in pins
+        ),
+        0.0,
+    )
+
+
 def _query_check(
     item: LabelledQuery,
     ranking: Sequence[SearchHit],
@@ -563,12 +579,14 @@ def _query_check(
     """How one labelled query fares: the search as `search_tools` would return it (pinned
     tools left out, the threshold applied, `k` kept), and where each missing tool ranked."""
     returned: list[str] = []
-    place: dict[str, tuple[int, float]] = {}
+    place: dict[str, tuple[int, SearchHit]] = {}
+    best = _best_score(ranking, pins)
     for hit in ranking:
         if hit.tool.id in pins:
             continue
-        place[hit.tool.id] = (len(place) + 1, hit.normalized_score)
-        if hit.normalized_score >= threshold and len(returned) < k:
+        place[hit.tool.id] = (len(place) + 1, hit)
+        kept = best >= threshold and hit.normalized_score >= threshold / 2
+        if kept and len(returned) < k:
             returned.append(hit.tool.id)
     found = [tool_id for tool_id in item.expected if tool_id in pins or tool_id in returned]
     ranks = [1 if tool_id in pins else returned.index(tool_id) + 1 for tool_id in found]
@@ -579,11 +597,10 @@ def _query_check(
         if tool_id not in place:
             misses.append(f"{tool_id}: not among the {MAX_K} best for this query")
             continue
-        position, score = place[tool_id]
-        if score < threshold:
+        position, hit = place[tool_id]
+        if best < threshold or hit.normalized_score < threshold / 2:
             misses.append(
-                f"{tool_id}: ranked {position}, but scores {score:.2f}, below the threshold "
-                f"{threshold:.2f}"
+                f"{tool_id}: ranked {position}, but {_below_reason(hit, best, threshold)}"
             )
         else:
             misses.append(f"{tool_id}: ranked {position}, past max_results ({k})")
@@ -595,4 +612,16 @@ def _query_check(
         recall=len(found) / len(item.expected),
         reciprocal_rank=1 / min(ranks) if ranks else 0.0,
         misses=misses,
+    )
+
+
+def _save_view(plan: SavePlan) -> SaveView:
+    return SaveView(
+        path=str(plan.path),
+        exists=bool(plan.current),
+        current=plan.current,
+        proposed=plan.proposed,
+        diff=plan.diff,
+        note=plan.note,
+        host_file=str(plan.host_file) if plan.host_file is not None else None,
     )

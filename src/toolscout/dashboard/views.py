@@ -159,6 +159,7 @@ class CheckReport(BaseModel):
 
 class SaveView(BaseModel):
     path: str
+    """The file "save" writes."""
     exists: bool
     current: str
     """The file's text now ("" when there is none yet)."""
@@ -166,12 +167,17 @@ class SaveView(BaseModel):
     """The text "save" would write."""
     diff: str
     """A unified diff from `current` to `proposed`; "" when nothing changes."""
+    note: str
+    """What changes and what is left alone, in a sentence."""
+    host_file: str | None
+    """A host application's file left alone (the settings go beside it); saving with
+    `in_place` changes its `tool_search` key instead."""
 
 
 class UpstreamView(BaseModel):
     name: str
     namespace: str
-    state: Literal["starting", "connected", "restarting"]
+    state: Literal["starting", "connected", "restarting", "skipped"]
     tools: int
     error: str | None
     connections: int

@@ -1,9 +1,10 @@
 """The MCP gateway: one MCP server in front of many, with tool search.
 
 `toolscout serve --config gateway.yaml` runs it. It connects to every upstream server in the
-file, stdio or streamable HTTP, and shows the model only `search_tools`, `call_tool` and the
-pinned tools; toolscout's engines rank the rest. Needs the `mcp` extra:
-`pip install 'toolscout[mcp]'`.
+file (stdio, streamable HTTP with OAuth sign-in when asked, or the older HTTP+SSE), and shows
+the model only `search_tools`, `call_tool` and the pinned tools; toolscout's engines rank the
+rest. It follows the file while it runs, and serves `/healthz` and `/metrics` over HTTP.
+Needs the `mcp` extra: `pip install 'toolscout[mcp]'`.
 
 ```python
 from toolscout.config import load_config
@@ -28,12 +29,14 @@ from toolscout.gateway.config import (
     GatewayConfig,
     GatewayStoreSettings,
     GatewayToolSearchSettings,
+    OAuthSettings,
     RestartSettings,
     ServeSettings,
     Transport,
     UpstreamSettings,
 )
 from toolscout.gateway.gateway import Gateway, GatewayRequest
+from toolscout.gateway.resources import gateway_uri, split_gateway_uri
 from toolscout.gateway.serve import serve
 from toolscout.gateway.server import GatewayServer
 from toolscout.gateway.upstream import Upstream, UpstreamState, UpstreamStatus
@@ -46,6 +49,7 @@ __all__ = [
     "GatewayServer",
     "GatewayStoreSettings",
     "GatewayToolSearchSettings",
+    "OAuthSettings",
     "RestartSettings",
     "ServeSettings",
     "Transport",
@@ -53,5 +57,7 @@ __all__ = [
     "UpstreamSettings",
     "UpstreamState",
     "UpstreamStatus",
+    "gateway_uri",
     "serve",
+    "split_gateway_uri",
 ]

@@ -56,19 +56,50 @@ DEFAULT_MAX_RESULT_SIZE = 16 * 1024 * 1024
 Transport: TypeAlias = Literal["stdio", "http"]
 """How the gateway serves its one client (`stdio`) or many (`http`, streamable HTTP)."""
 
+UpstreamType: TypeAlias = Literal["stdio", "http", "sse"]
+"""How the gateway reaches an upstream: a command it runs (`stdio`), streamable HTTP
+(`http`), or the deprecated HTTP+SSE transport of the 2024-11-05 revision (`sse`)."""
+
 #: `type` values that the hosts' files use for an upstream, by the transport they mean.
-_UPSTREAM_TYPES = {
+_UPSTREAM_TYPES: dict[str, UpstreamType] = {
     "stdio": "stdio",
     "http": "http",
     "streamable-http": "http",
     "streamable_http": "http",
     "streamableHttp": "http",
+    "sse": "sse",
 }
 #: Keys of other hosts' server entries that say nothing the gateway uses.
 _HOST_ONLY_KEYS = ("autoApprove", "alwaysAllow", "description")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _T = TypeVar("_T")
+
+
+class OAuthSettings(BaseModel):
+    """Signing in to an HTTP upstream that asks for it, as MCP's authorization specification
+    describes: on a `401`, the gateway discovers the server's authorization server, registers
+    itself there, opens the sign-in page in a browser and waits for the redirect on a
+    loopback port; tokens are kept (`gateway.oauth_dir`) and refreshed, so signing in is
+    needed once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    """Off, a `401` is an error like any other (`oauth: false`)."""
+    scope: str | None = None
+    """Scopes to ask for, separated by spaces; by default those the server asks for."""
+    callback_port: int = Field(default=0, ge=0, le=65535)
+    """The loopback port the sign-in page redirects to; 0 picks a free one at the first
+    sign-in, and the same one afterwards (it is part of the registration)."""
+    sign_in_timeout: float = Field(default=300.0, gt=0)
+    """Seconds to wait for the person to sign in before the attempt fails (and is retried
+    with backoff)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _on_or_off(cls, data: Any) -> Any:
+        return {"enabled": data} if isinstance(data, bool) else data
 
 
 class UpstreamSettings(BaseModel):
@@ -84,9 +115,9 @@ class UpstreamSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    type: Literal["stdio", "http"] | None = None
-    """`stdio` or `http`; read from `command` or `url` when not given. Hosts' spellings
-    (`streamable-http`, `streamableHttp`) are accepted."""
+    type: UpstreamType | None = None
+    """`stdio`, `http` or `sse`; read from `command` or `url` when not given (a URL is
+    streamable HTTP). Hosts' spellings (`streamable-http`, `streamableHttp`) are accepted."""
     command: str | None = None
     """The program that runs the server (stdio)."""
     args: tuple[str, ...] = ()
@@ -99,6 +130,8 @@ class UpstreamSettings(BaseModel):
     """The server's streamable HTTP endpoint (http)."""
     headers: dict[str, str] = Field(default_factory=dict)
     """HTTP headers sent with every request, such as `Authorization`."""
+    oauth: OAuthSettings = OAuthSettings()
+    """Signing in when an HTTP server answers `401` (not with an `Authorization` header)."""
     namespace: str | None = None
     """The prefix of this server's tool ids (`namespace__tool`); the server's key by default,
     with characters other than letters, digits, `-` and `_` replaced by `_`."""
@@ -122,11 +155,6 @@ class UpstreamSettings(BaseModel):
             return data
         data = {key: value for key, value in data.items() if key not in _HOST_ONLY_KEYS}
         kind = data.get("type")
-        if kind == "sse":
-            raise ValueError(
-                "type sse (the deprecated HTTP+SSE transport) is not supported; point url at "
-                "the server's streamable HTTP endpoint (usually /mcp) and drop type"
-            )
         if isinstance(kind, str) and kind in _UPSTREAM_TYPES:
             data["type"] = _UPSTREAM_TYPES[kind]
         return data
@@ -182,11 +210,11 @@ class UpstreamSettings(BaseModel):
             raise ValueError(
                 "give command (and args) to run a stdio server, or url for a streamable HTTP one"
             )
-        kind = "stdio" if self.command else "http"
-        if self.type is not None and self.type != kind:
+        kind: UpstreamType = "stdio" if self.command else "http"
+        if self.type is not None and (self.type == "stdio") != (kind == "stdio"):
             needed = "command" if self.type == "stdio" else "url"
             raise ValueError(f"type is {self.type} but the entry has no {needed}")
-        object.__setattr__(self, "type", kind)
+        object.__setattr__(self, "type", self.type or kind)
         if kind == "http" and (self.args or self.env or self.cwd):
             raise ValueError("args, env and cwd are for stdio servers; this one has a url")
         if kind == "stdio" and self.headers:
@@ -284,9 +312,18 @@ class ServeSettings(BaseModel):
     restart: RestartSettings = RestartSettings()
     """Backoff for crashed or unreachable upstreams."""
     max_result_size: int = Field(default=DEFAULT_MAX_RESULT_SIZE, ge=64 * 1024)
-    """Bytes of the largest message a streamable HTTP upstream may send as one event (a
-    result, mostly): a larger one is answered with an error, and the connection stays up.
-    16 MiB by default."""
+    """Bytes of the largest message an HTTP upstream may send (a result, mostly): a larger
+    one is answered with an error, and a streamable HTTP connection stays up (an SSE one,
+    whose messages share one stream, is reconnected). 16 MiB by default."""
+    oauth_dir: Path | None = None
+    """Where the tokens of upstreams the gateway signed in to are kept, one file per server
+    URL, readable by you alone; `$XDG_STATE_HOME/toolscout/oauth` by default
+    (`~/.local/state/toolscout/oauth`). Relative to the config file's folder."""
+
+    @field_validator("oauth_dir", mode="before")
+    @classmethod
+    def _relative_oauth_dir(cls, value: object, info: ValidationInfo) -> object:
+        return config_path(value, info)
 
     @field_validator("path")
     @classmethod

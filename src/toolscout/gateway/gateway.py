@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
@@ -19,11 +20,16 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import NAMESPACE_SEPARATOR
-from toolscout.gateway.config import GatewayConfig, Transport, namespace_of
+from toolscout.gateway.config import GatewayConfig, Transport, UpstreamSettings, namespace_of
+from toolscout.gateway.itself import marker_for_children, runs_this_gateway
+from toolscout.gateway.metrics import GatewayMetrics
+from toolscout.gateway.passthrough import Passthrough
+from toolscout.gateway.relay import Relay
 from toolscout.gateway.tools import offered_tools, sync_namespace
 from toolscout.gateway.upstream import StatusCallback, Upstream
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.protocol.processor import REQUEST_CONTEXT, ToolSearch
+from toolscout.state.base import StateStore
 
 logger = logging.getLogger("toolscout.gateway")
 
@@ -73,14 +79,17 @@ class Relayed:
 class _Relay:
     """The handler of one upstream tool in the catalog."""
 
-    def __init__(self, upstream: Upstream, name: str) -> None:
+    def __init__(self, upstream: Upstream, name: str, relay: Relay) -> None:
         self._upstream = upstream
         self._name = name
+        self._relay = relay
 
     async def __call__(self, /, **arguments: Any) -> Relayed:
         request = REQUEST_CONTEXT.get()
         progress = request.report_progress if isinstance(request, GatewayRequest) else None
-        return Relayed(await self._upstream.call(self._name, arguments, progress=progress))
+        with self._relay.on_behalf(self._upstream):
+            result = await self._upstream.call(self._name, arguments, progress=progress)
+        return Relayed(result)
 
 
 ListChanged = Callable[[], Awaitable[None]]
@@ -96,9 +105,13 @@ class Gateway:
             callable.
         on_status: Told of every change of an upstream's state (the progress display).
         errlog: Where stdio servers' stderr goes (the gateway's stderr by default).
+        config_path: The file `config` was read from: an entry that runs `toolscout serve`
+            with this file is this gateway itself, and is skipped.
 
     `async with gateway.running():` starts every upstream at once, and
-    `await gateway.settled()` waits until each has connected or failed once.
+    `await gateway.settled()` waits until each has connected or failed once;
+    `await gateway.reconfigure(config)` brings it to a changed config while it runs.
+    Prompts, resources and the rest of MCP pass through `gateway.passthrough`.
     """
 
     def __init__(
@@ -108,36 +121,30 @@ class Gateway:
         filter: ToolPolicy | None = None,
         on_status: StatusCallback | None = None,
         errlog: TextIO | None = None,
+        config_path: Path | None = None,
     ) -> None:
         self.config = config
+        self.config_path = config_path
         self.catalog = Catalog()
-        settings = config.tool_search
-        processor = settings.processor_config().model_copy(update={"pinned": ()})
-        self.search = ToolSearch(
-            self.catalog, processor, store=settings.store.build(), filter=filter
-        )
-        if not settings.enabled:
+        self.search = _tool_search(self.catalog, config, filter=filter)
+        if not config.tool_search.enabled:
             logger.warning(
                 "tool search is off (tool_search.enabled: false): every upstream tool is listed"
             )
-        self._always = frozenset(settings.always_available)
+        self.metrics = GatewayMetrics(self)
+        self._always = frozenset(config.tool_search.always_available)
         self._definitions: dict[str, types.Tool] = {}
+        self._listed: dict[str, list[types.Tool]] = {}
         self._listeners: list[ListChanged] = []
-        serve = config.gateway
+        self._on_status = on_status
+        self._errlog = errlog
+        self._group: anyio.abc.TaskGroup | None = None
+        self._scopes: dict[str, anyio.CancelScope] = {}
+        self._stopped: dict[str, anyio.Event] = {}
+        self.passthrough = Passthrough(config, lambda: self.search, lambda: self.upstreams)
         self.upstreams = {
-            name: Upstream(
-                name,
-                upstream,
-                namespace=namespace_of(name, upstream),
-                on_tools=self._on_tools,
-                call_timeout=serve.call_timeout,
-                connect_timeout=serve.connect_timeout,
-                max_result_size=serve.max_result_size,
-                restart=serve.restart,
-                on_status=on_status,
-                errlog=errlog,
-            )
-            for name, upstream in config.upstreams().items()
+            name: self._upstream(name, settings)
+            for name, settings in self._wanted_upstreams(config).items()
         }
 
     @asynccontextmanager
@@ -145,16 +152,66 @@ class Gateway:
         """Start every upstream at once; stop them, and close the store, on exit."""
         try:
             async with anyio.create_task_group() as group:
+                self._group = group
                 for upstream in self.upstreams.values():
-                    group.start_soon(upstream.run)
+                    self._start(upstream)
                 try:
                     yield self
                 finally:
+                    self._group = None
                     group.cancel_scope.cancel()
         finally:
             close = getattr(self.search.store, "close", None)
             if callable(close):
                 close()
+
+    async def reconfigure(self, config: GatewayConfig) -> list[str]:
+        """Bring the running gateway to `config`: servers added are started, servers removed
+        are stopped and their tools leave the catalog, servers changed are restarted, and a
+        changed `tool_search` applies from the next request. Client sessions stay open, and
+        are told that their tool list changed. Returns one sentence per change.
+
+        The `gateway:` block (transport, address, tokens, timeouts) is read at start only.
+
+        Raises:
+            ToolSearchConfigError: the new `tool_search` cannot be applied; nothing changed.
+        """
+        changes: list[str] = []
+        search = None
+        if config.tool_search != self.config.tool_search:
+            same_store = config.tool_search.store == self.config.tool_search.store
+            store = self.search.store if same_store else config.tool_search.store.build()
+            search = _tool_search(self.catalog, config, filter=self.search.filter, store=store)
+        if config.gateway != self.config.gateway:
+            logger.warning("gateway settings changed in the config: they apply at restart")
+            config = config.model_copy(update={"gateway": self.config.gateway})
+        wanted = self._wanted_upstreams(config)
+        running = dict(self.upstreams)
+        for name, upstream in running.items():
+            if wanted.get(name) != upstream.settings:
+                await self._stop(name, removed=name not in wanted)
+                changes.append(f"server {name!r} {'changed' if name in wanted else 'removed'}")
+        if search is not None:
+            old_store, self.search = self.search.store, search
+            close = getattr(old_store, "close", None)
+            if search.store is not old_store and callable(close):
+                close()
+            changes.append("tool_search settings applied")
+        self.config = config
+        self._always = frozenset(config.tool_search.always_available)
+        for name, settings in wanted.items():
+            if name not in self.upstreams:
+                if name not in running:
+                    changes.append(f"server {name!r} added")
+                self.upstreams[name] = upstream = self._upstream(name, settings)
+                self._start(upstream)
+        if search is not None:
+            for name, definitions in list(self._listed.items()):
+                await self._on_tools(self.upstreams[name], definitions, [], notify=False)
+        if changes:
+            for listener in self._listeners:
+                await listener()
+        return changes
 
     async def settled(self) -> None:
         """Wait until every upstream has connected or failed once, at most
@@ -167,14 +224,103 @@ class Gateway:
         """The upstream's own definition of a catalog tool (its original name)."""
         return self._definitions.get(tool_id)
 
+    def upstream_of(self, tool_id: str) -> Upstream | None:
+        """The upstream whose namespace a tool id (`namespace__tool`) names."""
+        namespace, separator, _ = tool_id.partition(NAMESPACE_SEPARATOR)
+        if not separator:
+            return None
+        return next((u for u in self.upstreams.values() if u.namespace == namespace), None)
+
+    def unavailable(self, tool_id: str) -> str | None:
+        """What a call to `tool_id` answers when no tool has that id because its server is
+        not connected (it never connected, or is skipped): the server's name, state, last
+        error and when it is tried again. None when the server is connected, or when the id
+        names no server."""
+        upstream = self.upstream_of(tool_id)
+        if upstream is None or upstream.status.state == "connected" or tool_id in self.catalog:
+            return None
+        return upstream.unavailable(tool_id.partition(NAMESPACE_SEPARATOR)[2])
+
     def on_list_changed(self, listener: ListChanged) -> None:
         """Be told when the tools every session is shown change (a pinned tool appears or
         goes, the first deferred tool arrives), to send `notifications/tools/list_changed`."""
         self._listeners.append(listener)
 
+    def _wanted_upstreams(self, config: GatewayConfig) -> dict[str, UpstreamSettings]:
+        """The servers of `config` to connect to: every one not disabled, and not this
+        gateway itself."""
+        wanted = {}
+        for name, settings in config.upstreams().items():
+            if runs_this_gateway(settings, self.config_path):
+                logger.warning(
+                    "server %r is skipped: it runs this gateway itself (toolscout serve with "
+                    "this config), which would start itself again and again",
+                    name,
+                )
+                continue
+            wanted[name] = settings
+        return wanted
+
+    def _upstream(self, name: str, settings: UpstreamSettings) -> Upstream:
+        serve = self.config.gateway
+        return Upstream(
+            name,
+            settings,
+            namespace=namespace_of(name, settings),
+            on_tools=self._on_tools,
+            call_timeout=serve.call_timeout,
+            connect_timeout=serve.connect_timeout,
+            max_result_size=serve.max_result_size,
+            restart=serve.restart,
+            on_status=self._on_status,
+            errlog=self._errlog,
+            environment=marker_for_children(self.config),
+            oauth_dir=serve.oauth_dir,
+            peer=self.passthrough,
+        )
+
+    def _start(self, upstream: Upstream) -> None:
+        """Run an upstream's supervisor in its own cancel scope, so it can be stopped alone."""
+        assert self._group is not None, "start upstreams inside running()"
+        scope = anyio.CancelScope()
+        stopped = anyio.Event()
+        self._scopes[upstream.name] = scope
+        self._stopped[upstream.name] = stopped
+
+        async def supervise() -> None:
+            try:
+                with scope:
+                    await upstream.run()
+            finally:
+                stopped.set()
+
+        self._group.start_soon(supervise)
+
+    async def _stop(self, name: str, *, removed: bool) -> None:
+        """Stop an upstream (its process too) and take its tools, prompts and resources out
+        of what clients are offered; `removed` when it left the config (rather than changed)."""
+        upstream = self.upstreams.pop(name)
+        scope, stopped = self._scopes.pop(name, None), self._stopped.pop(name, None)
+        if scope is not None and stopped is not None:
+            scope.cancel()
+            await stopped.wait()
+        self._listed.pop(name, None)
+        report = sync_namespace(self.catalog, upstream.namespace, [])
+        for tool_id in report.removed:
+            self._definitions.pop(tool_id, None)
+        await self.passthrough.stopped(upstream, removed=removed)
+
     async def _on_tools(
-        self, upstream: Upstream, definitions: list[types.Tool], problems: list[str]
+        self,
+        upstream: Upstream,
+        definitions: list[types.Tool],
+        problems: list[str],
+        *,
+        notify: bool = True,
     ) -> int:
+        if self.upstreams.get(upstream.name) is not upstream:
+            return 0  # a listing that arrived as the server was being stopped
+        self._listed[upstream.name] = definitions
         namespace = upstream.namespace
         prefix = namespace + NAMESPACE_SEPARATOR
         pinned = set(upstream.settings.pinned)
@@ -185,7 +331,7 @@ class Gateway:
             namespace=namespace,
             settings=upstream.settings,
             pinned=frozenset(pinned),
-            handler=lambda name: _Relay(upstream, name),
+            handler=lambda name: _Relay(upstream, name, self.passthrough.relay),
             deferred=self.config.tool_search.enabled,
         )
         for problem in [*problems, *skipped]:
@@ -204,7 +350,7 @@ class Gateway:
                 len(report.removed),
                 report.unchanged,
             )
-        if self._visible() != before:
+        if notify and self._visible() != before:
             for listener in self._listeners:
                 await listener()
         return report.tools
@@ -220,3 +366,23 @@ class Gateway:
             else:
                 always.append(f"{tool.id}:{tool.fingerprint}")
         return tuple(always), deferred
+
+
+def _tool_search(
+    catalog: Catalog,
+    config: GatewayConfig,
+    *,
+    filter: ToolPolicy | None,
+    store: StateStore | None = None,
+) -> ToolSearch:
+    """The `ToolSearch` a config's `tool_search` block describes, over the gateway's catalog
+    (`always_available` is applied when tools are offered, since upstream tools come and go),
+    with `store` or the one the block describes."""
+    settings = config.tool_search
+    processor = settings.processor_config().model_copy(update={"pinned": ()})
+    return ToolSearch(
+        catalog,
+        processor,
+        store=store if store is not None else settings.store.build(),
+        filter=filter,
+    )

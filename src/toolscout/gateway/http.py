@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolscout.gateway.auth import BearerAuth, identity_of
 from toolscout.gateway.config import ServeSettings
+from toolscout.gateway.metrics import OperationsRoutes
 from toolscout.gateway.server import GatewayServer
 from toolscout.serving import LoopbackOnly, is_loopback, url_host
 
@@ -41,8 +42,9 @@ _SESSION_HEADER = b"mcp-session-id"
 
 
 def http_app(server: GatewayServer, settings: ServeSettings, tokens: Mapping[str, str]) -> ASGIApp:
-    """The gateway's ASGI app: MCP at `settings.path`, behind the tokens if any (`{token:
-    name}`), and behind the Host and Origin check on loopback."""
+    """The gateway's ASGI app: MCP at `settings.path`, `/healthz` and `/metrics`
+    (`toolscout.gateway.metrics`), behind the tokens if any (`{token: name}`), and behind
+    the Host and Origin check on loopback."""
     app: ASGIApp = server.server.streamable_http_app(
         streamable_http_path=settings.path,
         stateless_http=settings.stateless,
@@ -50,6 +52,7 @@ def http_app(server: GatewayServer, settings: ServeSettings, tokens: Mapping[str
     )
     if settings.stateless:
         app = _SignedSessionIds(app, _session_key(tokens))
+    app = OperationsRoutes(app, server.gateway.metrics)
     if tokens:
         app = BearerAuth(app, tokens)
     if is_loopback(settings.host):

@@ -98,6 +98,8 @@ def _line(name: str, status: UpstreamStatus | None) -> Text:
     if status.state == "connected":
         took = f" in {status.connected_in:.1f} s" if status.connected_in is not None else ""
         return Text.assemble(("✓ ", "green"), (name, "bold"), f" {status.tools} tools{took}")
+    if status.state == "skipped":
+        return Text.assemble(("– ", "yellow"), (name, "bold"), f" skipped: {status.error}")
     wait = max(0.0, (status.retry_at or time.monotonic()) - time.monotonic())
     return Text.assemble(
         ("✗ ", "red"), (name, "bold"), f" {status.error}; retrying in {wait:.1f} s"

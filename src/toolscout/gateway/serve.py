@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 from rich.console import Console
 
+from toolscout.config import load_config, settings_beside
+from toolscout.errors import ConfigError
 from toolscout.gateway.auth import check_exposure, load_tokens
 from toolscout.gateway.config import GatewayConfig, Transport
 from toolscout.gateway.gateway import Gateway
 from toolscout.gateway.http import http_app, serve_http
+from toolscout.gateway.itself import refuse_over_stdio, started_by_itself
 from toolscout.gateway.progress import StartupProgress
+from toolscout.gateway.reload import ConfigReloader
 from toolscout.gateway.server import GatewayServer
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.serving import listen
+
+logger = logging.getLogger("toolscout.gateway")
+
+_STARTED_BY_ITSELF = (
+    "it is this gateway, started again by an entry of its own config (a gateway with the "
+    "same servers runs above it)"
+)
 
 
 async def serve(
@@ -32,6 +45,7 @@ async def serve(
     console: Console | None = None,
     errlog: TextIO | None = None,
     alongside: Callable[[Gateway, GatewayServer], Coroutine[Any, Any, None]] | None = None,
+    config_path: Path | None = None,
 ) -> None:
     """Run the gateway: start the upstreams in parallel (showing their progress on stderr),
     then serve over stdio or HTTP until the client disconnects (stdio), or SIGINT or SIGTERM
@@ -39,7 +53,9 @@ async def serve(
 
     `transport`, `host` and `port` override the config's `gateway` block. `alongside` runs
     with the gateway from the moment its upstreams start (the dashboard does), and is
-    cancelled when it stops.
+    cancelled when it stops. With `config_path`, the file `config` was read from, the file
+    is followed: a change to it (or `SIGHUP`) is applied while the gateway runs, and an entry
+    that runs this gateway with this file is skipped.
 
     Raises:
         ConfigError: HTTP beyond loopback without tokens, tokens that cannot be read, or an
@@ -51,6 +67,14 @@ async def serve(
         if value is not None
     }
     settings = config.gateway.model_copy(update=updates)
+    if started_by_itself(config):
+        if settings.transport != "stdio":
+            raise ConfigError(f"not serving: {_STARTED_BY_ITSELF}")
+        logger.info(
+            "not serving: %s; the gateway above is told to skip the entry", _STARTED_BY_ITSELF
+        )
+        await refuse_over_stdio(_STARTED_BY_ITSELF)
+        return
     tokens: dict[str, str] = {}
     sock: socket.socket | None = None
     if settings.transport == "http":
@@ -58,17 +82,30 @@ async def serve(
         check_exposure(settings.host, tokens)
         # Listening first: an address in use is said at once, not after the upstreams.
         sock = listen(settings.host, settings.port, what="the gateway")
+    if not config.upstreams():
+        logger.warning(
+            "the config lists no servers to connect to, so the gateway serves no tools%s",
+            " until servers are added to it" if config_path is not None else "",
+        )
     console = console or Console(stderr=True)
     progress = StartupProgress(config.upstreams(), console)
-    gateway = Gateway(config, filter=filter, on_status=progress.on_status, errlog=errlog)
+    gateway = Gateway(
+        config, filter=filter, on_status=progress.on_status, errlog=errlog, config_path=config_path
+    )
     server = GatewayServer(gateway, settings.transport)
+    reloader = None
+    if config_path is not None:
+        files = [config_path, *_beside(config_path)]
+        reloader = ConfigReloader(gateway, files, lambda: load_config(config_path, GatewayConfig))
     stop = anyio.Event()
     with contextlib.closing(sock) if sock is not None else contextlib.nullcontext():
         async with anyio.create_task_group() as group:
-            group.start_soon(_wait_for_signal, stop)
+            group.start_soon(_follow_signals, stop, reloader)
             async with gateway.running():
                 if alongside is not None:
                     group.start_soon(alongside, gateway, server)
+                if reloader is not None:
+                    group.start_soon(reloader.watch)
                 with progress:
                     await _until(stop, gateway.settled)
                 if not stop.is_set():
@@ -95,6 +132,11 @@ async def serve(
             group.cancel_scope.cancel()
 
 
+def _beside(config_path: Path) -> list[Path]:
+    beside = settings_beside(config_path)
+    return [beside] if beside is not None else []
+
+
 def _announce(server: GatewayServer, console: Console, url: str) -> None:
     server.url = url
     console.print(f"serving MCP on {url}", style="dim", highlight=False, soft_wrap=True)
@@ -113,10 +155,14 @@ async def _until(stop: anyio.Event, work: Callable[[], Awaitable[None]]) -> None
         group.cancel_scope.cancel()
 
 
-async def _wait_for_signal(stop: anyio.Event) -> None:
+async def _follow_signals(stop: anyio.Event, reloader: ConfigReloader | None) -> None:
+    """SIGINT and SIGTERM stop the gateway; SIGHUP reads the config again."""
     if sys.platform == "win32":  # pragma: no cover - no signal receiver there
         return
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            stop.set()
-            return
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+        async for received in signals:
+            if received != signal.SIGHUP:
+                stop.set()
+                return
+            if reloader is not None:
+                await reloader.reload()

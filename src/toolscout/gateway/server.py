@@ -5,6 +5,9 @@ pinned tools (under their ids, with their servers' own definitions) then `search
 `call_tool`. `tools/call` goes through `ToolSearch.aexecute`, which checks the filter and the
 session's discoveries, and relays the call; the upstream's result comes back untouched.
 
+Prompts, resources, completions and logging are answered by `gateway.passthrough`, which
+adds their handlers here (`toolscout.gateway.passthrough`).
+
 A session is the MCP session (`Mcp-Session-Id` over HTTP; the one connection over stdio).
 Over HTTP the gateway speaks the session-based revisions of MCP, since the 2026-07-28 one has
 no sessions to keep discoveries under: a client that probes for it with `server/discover` is
@@ -14,9 +17,11 @@ told to use `initialize`, as the specification's fallback intends.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -26,13 +31,19 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ServerEvent,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 
 import toolscout
 from toolscout.gateway.auth import identity_of
 from toolscout.gateway.config import Transport
 from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
+from toolscout.gateway.stdio import StdinLines
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
 
 logger = logging.getLogger("toolscout.gateway")
@@ -57,8 +68,6 @@ class GatewayServer:
         """The MCP endpoint's URL once served over HTTP."""
         self._sessions: OrderedDict[str, ServerSession] = OrderedDict()
         self._bus = InMemorySubscriptionBus()
-        names = gateway.config.tool_search.meta_tool_names
-        self._meta_names = frozenset(names.model_dump().values())
         self.server: Server[Any] = _Server(
             gateway.config.gateway.name,
             version=toolscout.__version__,
@@ -66,49 +75,77 @@ class GatewayServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._bus),
+            advertised=gateway.passthrough.advertised,
         )
         entry = self.server.get_request_handler("server/discover")
         self._discover = entry.handler if entry is not None else None
         self.server.add_request_handler("server/discover", types.RequestParams, self._on_discover)
         gateway.on_list_changed(self.notify_list_changed)
+        gateway.passthrough.serve(self)
 
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
 
     async def serve_stdio(self) -> None:
         """Serve the one client on this process's stdin and stdout, until it disconnects."""
-        async with stdio_server() as (read, write):
-            await self.server.run(read, write, self.initialization_options())
+        # Read so that a cancellation (Ctrl-C) never waits for a line (`StdinLines`).
+        async with StdinLines() as lines:
+            stdin = cast("anyio.AsyncFile[str]", lines)
+            async with stdio_server(stdin=stdin) as (read, write):
+                await self.server.run(read, write, self.initialization_options())
 
     async def notify_list_changed(self, session_id: str | None = None) -> None:
-        """Send `notifications/tools/list_changed` to one session, or to all at once (a
-        client that does not take it within a second is skipped, and forgotten if gone)."""
-        if session_id is None:
-            targets = list(self._sessions.items())
-        elif session_id in self._sessions:
-            targets = [(session_id, self._sessions[session_id])]
-        else:
-            targets = []
+        """Send `notifications/tools/list_changed` to one session, or to all."""
+        targets = None if session_id is None else [session_id]
+        await self.notify(types.ToolListChangedNotification(), targets, event=ToolsListChanged())
 
-        async def notify(key: str, session: ServerSession) -> None:
+    async def notify(
+        self,
+        notification: types.ServerNotification,
+        session_ids: Iterable[str] | None = None,
+        *,
+        event: ServerEvent | None = None,
+    ) -> set[str]:
+        """Send a notification to some sessions, or to all at once (a client that does not
+        take it within a second is skipped, and forgotten if gone); the sessions found gone.
+        `event` is published for the clients of the 2026-07-28 revision (stdio), which learn
+        of changes on `subscriptions/listen`."""
+        if session_ids is None:
+            targets = list(self._sessions.items())
+        else:
+            targets = [(key, self._sessions[key]) for key in session_ids if key in self._sessions]
+        gone: set[str] = set()
+
+        async def send(key: str, session: ServerSession) -> None:
             try:
                 with anyio.fail_after(1):
-                    await session.send_tool_list_changed()
+                    await session.send_notification(notification)
             except TimeoutError:
                 logger.debug("session %r did not take the notification in time", key)
             except Exception:  # a client that went away
                 logger.debug("cannot notify session %r", key, exc_info=True)
                 self._sessions.pop(key, None)
+                gone.add(key)
 
         async with anyio.create_task_group() as group:
             for key, session in targets:
-                group.start_soon(notify, key, session)
-        # Clients of the 2026-07-28 revision (stdio) learn it on `subscriptions/listen`.
-        await self._bus.publish(ToolsListChanged())
+                group.start_soon(send, key, session)
+        if event is not None:
+            await self._bus.publish(event)
+        return gone
 
     def session_ids(self) -> list[str]:
         """The sessions that have made requests, the most recent first."""
         return list(reversed(self._sessions))
+
+    def session(self, session_id: str) -> ServerSession | None:
+        """A session by its id, while the gateway keeps it (it forgets the oldest of more
+        than 10,000, and those found gone)."""
+        return self._sessions.get(session_id)
+
+    def request_for(self, ctx: ServerRequestContext[Any]) -> GatewayRequest:
+        """Who is asking, for one of a client's requests (and its session, noted)."""
+        return self._request(ctx)
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -126,12 +163,24 @@ class GatewayServer:
     ) -> types.CallToolResult:
         request = self._request(ctx, report_progress=ctx.session.report_progress)
         search = self.gateway.search
+        names = search.config.meta_tool_names
+        target = _target(params, names.call) if search.config.mode == "proxy" else params.name
+        started = time.perf_counter()
+        unavailable = self.gateway.unavailable(target) if target is not None else None
+        if unavailable is not None:
+            self.gateway.metrics.observe_call(target or "", 0.0, error=True)
+            return _mcp_result(ToolResult(None, params.name, unavailable, is_error=True))
         # In the modes other than proxy, discovering tools changes this session's list.
-        watch = search.config.mode != "proxy" and params.name in self._meta_names
+        watch = search.config.mode != "proxy" and params.name in names.model_dump().values()
         before = await self._names(request) if watch else None
         result = await search.aexecute(
             ToolCall(params.name, params.arguments or {}), request.session_id, request
         )
+        elapsed = time.perf_counter() - started
+        if params.name == names.search:
+            self.gateway.metrics.observe_search(elapsed)
+        elif target is not None and target not in names.model_dump().values():
+            self.gateway.metrics.observe_call(target, elapsed, error=_is_error(result))
         if watch and await self._names(request) != before:
             await self.notify_list_changed(request.session_id)
         return _mcp_result(result)
@@ -182,15 +231,29 @@ class GatewayServer:
             return original.model_copy(update={"name": definition.name})
         return types.Tool(
             name=definition.name,
+            title=definition.title,
             description=definition.description,
             input_schema=definition.input_schema,
         )
 
 
 class _Server(Server[Any]):
-    """The low-level server, which tells every client, whatever its transport, that it
-    sends `notifications/tools/list_changed` (the SDK's HTTP transport asks for the
-    options without any)."""
+    """The low-level server, which tells every client, whatever its transport, that its
+    lists can change (the SDK's HTTP transport asks for the options without any), and
+    advertises only the capabilities some upstream has.
+
+    Args:
+        advertised: Narrows the capabilities the handlers give to those some upstream has.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        advertised: Callable[[types.ServerCapabilities, str | None], types.ServerCapabilities],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._advertised = advertised
 
     def create_initialization_options(
         self,
@@ -199,10 +262,43 @@ class _Server(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options
+            or NotificationOptions(
+                tools_changed=True, prompts_changed=True, resources_changed=True
+            ),
             experimental_capabilities,
             extensions,
         )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        return self._advertised(capabilities, protocol_version)
+
+
+def _target(params: types.CallToolRequestParams, call_tool: str) -> str | None:
+    """The tool a `tools/call` runs: its own name, or the `name` given to `call_tool`."""
+    if params.name != call_tool:
+        return params.name
+    name = (params.arguments or {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def _is_error(result: ToolResult) -> bool:
+    if isinstance(result.value, Relayed):
+        return bool(result.value.result.is_error)
+    return result.is_error
 
 
 def _mcp_result(result: ToolResult) -> types.CallToolResult:

@@ -24,6 +24,9 @@ from toolscout.gateway.config import UpstreamSettings
 logger = logging.getLogger("toolscout.gateway")
 
 Handler = Callable[..., Any]
+ALWAYS_LOAD = "anthropic/alwaysLoad"
+"""The `_meta` key by which a server asks that a tool be sent with every request, outside
+search (Claude Code's convention): the gateway pins such a tool."""
 #: Characters of an upstream's tool name that messages quote.
 _SHOWN_LENGTH = 64
 
@@ -74,7 +77,8 @@ def offered_tools(
     sentence for each tool skipped.
 
     Args:
-        pinned: Names of the tools always listed (`pinned`, `tool_search.always_available`).
+        pinned: Names of the tools always listed (`pinned`, `tool_search.always_available`);
+            a tool whose `_meta` holds `"anthropic/alwaysLoad": true` is too.
         handler: Makes the handler that relays a call to the upstream tool of this name.
         deferred: Hidden until discovered (tool search on); False lists every tool.
     """
@@ -89,7 +93,7 @@ def offered_tools(
             skipped.append(f"{shown(name)} is listed twice; the first is kept")
             continue
         seen.add(name)
-        always = name in pinned
+        always = name in pinned or (definition.meta or {}).get(ALWAYS_LOAD) is True
         try:
             tool = Tool(
                 name=name,

@@ -76,6 +76,11 @@ class ToolSearchConfig(BaseModel):
     """The names of the tools tool search adds."""
     filter_timeout: float = Field(default=1.0, gt=0, le=60)
     """Seconds a policy filter may take for one tool; slower counts as a denial."""
+    require_discovery: bool = False
+    """Refuse a call to a deferred tool that this conversation has not discovered yet (found
+    by search, loaded, revealed), answering how to discover it. Off by default: a tool may
+    be called by its exact id without a search, after the same filter (every phase) and
+    argument checks, so a reconnected client does not pay a search for a name it knows."""
 
     @field_validator("pinned", mode="before")
     @classmethod

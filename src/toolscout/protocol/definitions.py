@@ -36,6 +36,8 @@ class ToolDefinition:
     """A pass-through tool as the caller gave it; providers send it untouched."""
     tool: Tool | None = field(default=None, compare=False, repr=False)
     """The catalog tool, whose export carries provider keys (`strict`, `cache_control`...)."""
+    title: str | None = None
+    """A name for people (MCP's `title`, which some clients require): set on meta-tools."""
 
     @property
     def defer_loading(self) -> bool:

@@ -138,7 +138,7 @@ def search_tool(config: ToolSearchConfig, *, native: bool = False) -> ToolDefini
         },
         "required": ["queries"],
     }
-    return ToolDefinition(names.search, description, schema, "meta")
+    return ToolDefinition(names.search, description, schema, "meta", title="Search tools")
 
 
 def load_tool(config: ToolSearchConfig) -> ToolDefinition:
@@ -149,7 +149,7 @@ def load_tool(config: ToolSearchConfig) -> ToolDefinition:
         "once if you need several. They are available from your next step."
     )
     schema = _names_schema("names", "Exact tool names, as search returned them.")
-    return ToolDefinition(names.load, description, schema, "meta")
+    return ToolDefinition(names.load, description, schema, "meta", title="Load tools")
 
 
 def call_tool(config: ToolSearchConfig) -> ToolDefinition:
@@ -167,7 +167,7 @@ def call_tool(config: ToolSearchConfig) -> ToolDefinition:
         },
         "required": ["name", "arguments"],
     }
-    return ToolDefinition(names.call, description, schema, "meta")
+    return ToolDefinition(names.call, description, schema, "meta", title="Call a tool")
 
 
 def lazy_tool(config: ToolSearchConfig, listed: list[ToolDefinition]) -> ToolDefinition:
@@ -178,7 +178,9 @@ def lazy_tool(config: ToolSearchConfig, listed: list[ToolDefinition]) -> ToolDef
     ]
     lines += [f"- {tool.name}: {purpose(tool.description)}".rstrip(": ") for tool in listed]
     schema = _names_schema("tool_names", "Exact names from the list above.")
-    return ToolDefinition(config.meta_tool_names.lazy, "\n".join(lines), schema, "meta")
+    return ToolDefinition(
+        config.meta_tool_names.lazy, "\n".join(lines), schema, "meta", title="Discover tools"
+    )
 
 
 def meta_tool_names(mode: Mode, config: ToolSearchConfig) -> tuple[str, ...]:

@@ -514,7 +514,9 @@ class ToolSearch:
         native: bool,
         inline_sync: bool,
     ) -> ToolResult:
-        """Run a catalog tool, if this conversation may call it now."""
+        """Run a catalog tool, if this conversation may call it now: a deferred tool it has
+        not discovered only when `require_discovery` is off, and then only if the filter
+        would let it be found (`search`) as well as loaded and called."""
         view, policy = step.view, step.policy
         tool = view.resolve(name)
         if tool is not None and tool.id in view.deferred_ids:
@@ -522,7 +524,7 @@ class ToolSearch:
             if tool.id not in known:
                 if not await policy.allows(tool, "search"):
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
-                elif await policy.allows(tool, "load"):
+                elif self.config.require_discovery and await policy.allows(tool, "load"):
                     return self._error(call, self._how_to_discover(name, native))
         elif tool is not None and not await policy.allows(tool, "active"):
             tool = None  # a tool the filter leaves out of the list is unknown, as if excluded

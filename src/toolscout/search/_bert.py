@@ -2,20 +2,22 @@
 
 The forward pass of a sentence-transformers BERT model (all-MiniLM-L6-v2 by default):
 embeddings, encoder layers of self-attention and feed-forward, then mean or CLS pooling and
-normalisation. Weights are read from `model.safetensors` and text is tokenised by `tokenizers`,
-so nothing beyond numpy, scipy and those two runs, and nothing is ever fetched. The vectors
-equal those of sentence-transformers on torch to within float32 rounding.
+normalisation. Weights are mapped from `model.safetensors` and text is tokenised by
+`tokenizers`, so nothing beyond numpy and that runs (and `threadpoolctl`, to hold BLAS to one
+thread per batch), and nothing is ever fetched. The vectors equal those of sentence-transformers on
+torch to within float32 rounding.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
+import mmap
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,9 +27,6 @@ import numpy.typing as npt
 from toolscout.errors import EmbeddingError
 
 _Array = npt.NDArray[np.float32]
-
-# Where a padding token sits, its attention score is this: softmax gives it no weight.
-_MASKED = np.float32(np.finfo(np.float32).min)
 
 # erf(x) as a ratio of odd and even polynomials on [-4, 4] (beyond it erf is ±1 in float32),
 # within 5e-7 of the exact value: Eigen's float32 erf, which PyTorch's CPU kernels also use.
@@ -55,11 +54,17 @@ _ERF_DENOMINATOR = tuple(
     )
 )
 
-# Element-wise work (GELU) is split over the cores in row blocks; numpy releases the GIL for
-# it, and matrix products already use every core through BLAS.
-_THREADS = max(1, min(4, os.cpu_count() or 1))
-_MIN_ELEMENTS_PER_THREAD = 65_536
+# Texts are encoded in batches spread over the cores, each batch on one core from start to
+# end: its matrix products run on one BLAS thread, its element-wise steps in blocks small
+# enough to stay in that core's cache. No core waits for another within a batch, which
+# matters on a busy machine: on 2 cores shared with other work (load 12-15), BLAS threads
+# spread over each product made a catalog 3-4x slower to embed and a query 10x slower.
+_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="toolscout-bert")
+# About 256 kB of float32 per element-wise block: it stays in a core's L2 cache across the
+# dozen numpy passes of GELU or layer normalisation, which made them 3x faster than passes
+# over the whole batch.
+_BLOCK_ELEMENTS = 65_536
 
 
 class ModelConfig:
@@ -111,6 +116,49 @@ def _optional_json(path: Path, default: dict[str, Any]) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else default
 
 
+# The safetensors names of the element types an encoder can compute with (float32, or
+# converted to it); the format stores them little-endian.
+_SAFETENSORS_FLOATS: dict[str, np.dtype[Any]] = {
+    "F32": np.dtype("<f4"),
+    "F16": np.dtype("<f2"),
+    "F64": np.dtype("<f8"),
+}
+
+
+def _read_safetensors(path: Path) -> dict[str, _Array]:
+    """The floating-point tensors of a safetensors file, as float32 arrays.
+
+    Float32 tensors are read-only views of a memory map of the file, so loading reads
+    nothing: a page is read when a product first touches it, and the word embeddings (half of
+    all-MiniLM-L6-v2's 90 MB) only where a text's tokens are. Reading the file with the
+    `safetensors` package took 0.1 s of a CLI search. The format: the header's length in 8
+    bytes, a JSON header giving each tensor's type, shape and byte range, then the data.
+    """
+    try:
+        with path.open("rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        header_length = int.from_bytes(mapped[:8], "little")
+        if not 2 <= header_length <= len(mapped) - 8:
+            raise ValueError(f"a header of {header_length} bytes in a file of {len(mapped)}")
+        header = json.loads(mapped[8 : 8 + header_length])
+        data = np.frombuffer(mapped, dtype=np.uint8, offset=8 + header_length)
+        tensors: dict[str, _Array] = {}
+        for name, entry in header.items():
+            if name == "__metadata__" or entry["dtype"][0] in "IU" or entry["dtype"] == "BOOL":
+                continue  # integer buffers (position ids) that the forward pass never reads
+            if entry["dtype"] not in _SAFETENSORS_FLOATS:
+                raise EmbeddingError(
+                    f"{path}: {name} is stored as {entry['dtype']}; LocalEmbedder reads "
+                    "float32, float16 or float64 weights"
+                )
+            start, end = entry["data_offsets"]
+            values = data[start:end].view(_SAFETENSORS_FLOATS[entry["dtype"]])
+            tensors[name] = values.reshape(entry["shape"]).astype(np.float32, copy=False)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise EmbeddingError(f"{path} is not a readable safetensors file: {error}") from None
+    return tensors
+
+
 _encoders_lock = threading.Lock()
 _encoders: dict[Path, BertEncoder] = {}
 
@@ -127,16 +175,19 @@ def load_encoder(directory: Path) -> BertEncoder:
 class _Layer:
     """One encoder layer's weights, laid out for `x @ weight` (input features first)."""
 
-    def __init__(self, weights: dict[str, _Array], prefix: str) -> None:
+    def __init__(self, weights: dict[str, _Array], prefix: str, config: ModelConfig) -> None:
         def get(name: str) -> _Array:
             return weights[f"{prefix}{name}"]
 
         parts = ("query", "key", "value")
-        # One product computes the query, key and value projections together.
-        self.qkv = np.ascontiguousarray(
-            np.concatenate([get(f"attention.self.{p}.weight") for p in parts]).T
-        )
+        # One product computes the query, key and value projections together. The query's
+        # part is scaled by 1/√(head size), as attention scores are, so the scores need no
+        # pass of their own to be scaled.
+        self.qkv = np.concatenate([get(f"attention.self.{p}.weight") for p in parts]).T.copy()
         self.qkv_bias = np.concatenate([get(f"attention.self.{p}.bias") for p in parts])
+        scale = np.float32(1 / np.sqrt(config.hidden_size // config.heads))
+        self.qkv[:, : config.hidden_size] *= scale
+        self.qkv_bias[: config.hidden_size] *= scale
         self.attention_out = np.ascontiguousarray(get("attention.output.dense.weight").T)
         self.attention_out_bias = get("attention.output.dense.bias")
         self.attention_norm = (
@@ -151,22 +202,21 @@ class _Layer:
 
 
 class BertEncoder:
-    """A BERT encoder with sentence pooling: tokenised by `tokenizers`, weights read from
-    safetensors, the forward pass in numpy (float32)."""
+    """A BERT encoder with sentence pooling: tokenised by `tokenizers`, weights mapped from
+    `model.safetensors`, the forward pass in numpy (float32)."""
 
     def __init__(self, directory: Path) -> None:
-        # tokenizers and safetensors read the model from its folder and never reach for a
-        # hub; these keep any Hugging Face library loaded later in the process offline too,
-        # unless the user set them.
+        # tokenizers reads the tokenizer from the model's folder and never reaches for a hub;
+        # these keep any Hugging Face library loaded later in the process offline too, unless
+        # the user set them.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         self.config = config = ModelConfig(directory)
         weights = {
-            key.removeprefix("bert."): value.astype(np.float32, copy=False)
-            for key, value in load_file(str(directory / "model.safetensors")).items()
+            key.removeprefix("bert."): value
+            for key, value in _read_safetensors(directory / "model.safetensors").items()
         }
         try:
             self._word = weights["embeddings.word_embeddings.weight"]
@@ -176,7 +226,9 @@ class BertEncoder:
                 weights["embeddings.LayerNorm.weight"],
                 weights["embeddings.LayerNorm.bias"],
             )
-            self._layers = [_Layer(weights, f"encoder.layer.{i}.") for i in range(config.layers)]
+            self._layers = [
+                _Layer(weights, f"encoder.layer.{i}.", config) for i in range(config.layers)
+            ]
         except KeyError as error:
             raise EmbeddingError(f"{directory}: weight {error} is missing") from None
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
@@ -185,87 +237,114 @@ class BertEncoder:
 
     def encode(self, texts: list[str], batch_size: int) -> _Array:
         """Normalised sentence vectors of `texts`, batched by token length so that little
-        padding is computed."""
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = np.array([len(encoding.ids) for encoding in encodings])
-        order = np.argsort(lengths, kind="stable")
+        padding is computed, the batches spread over the cores."""
+        token_ids = [encoding.ids for encoding in self._tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda index: len(token_ids[index]))
+        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
         out = np.empty((len(texts), self.config.hidden_size), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            rows = order[start : start + batch_size]
-            width = int(lengths[rows].max())
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=bool)
-            for row, index in enumerate(rows.tolist()):
-                tokens = encodings[index].ids
-                ids[row, : len(tokens)] = tokens
-                mask[row, : len(tokens)] = True
-            out[rows] = self._forward(ids, mask)
+
+        def encode_batch(rows: list[int]) -> None:
+            out[rows] = self._forward([token_ids[row] for row in rows])
+
+        with _blas_on_one_thread():
+            if len(batches) == 1:
+                encode_batch(batches[0])  # a query: no thread to hand it to
+            else:
+                list(_pool.map(encode_batch, batches))
         return out
 
-    def _forward(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_]) -> _Array:
+    def _forward(self, texts: list[list[int]]) -> _Array:
+        """The pooled, normalised vectors of a batch of tokenised texts."""
         config = self.config
-        batch, width = ids.shape
         size, heads = config.hidden_size, config.heads
         head_size = size // heads
-        scale = np.float32(1 / np.sqrt(head_size))
+        lengths = [len(tokens) for tokens in texts]
+        batch, width = len(texts), max(lengths)
+        ids = np.zeros((batch, width), dtype=np.int64)
+        for row, text_ids in enumerate(texts):
+            ids[row, : len(text_ids)] = text_ids
         # Token vectors are kept as one (tokens, features) matrix, so that each dense layer is
-        # one matrix product rather than one per text.
+        # one matrix product rather than one per text. Rows past a text's end (padding) are
+        # computed by the dense layers but never attended to nor pooled.
         hidden = self._word[ids].reshape(-1, size)  # a new array: safe to change in place
         hidden += np.tile(self._position[:width] + self._token_type, (batch, 1))
-        hidden = self._layer_norm(hidden, self._embedding_norm)
-        # Added to every attention score: 0 where the key is a real token, the lowest float
-        # where it is padding.
-        key_bias = np.where(mask, np.float32(0), _MASKED)[:, None, None, :]
+        self._in_blocks(self._layer_norm, hidden, norm=self._embedding_norm)
         for layer in self._layers:
-            qkv = (hidden @ layer.qkv + layer.qkv_bias).reshape(batch, width, 3, heads, head_size)
-            query, key, value = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, width, head)
-            scores = query @ key.transpose(0, 1, 3, 2)
-            _in_parallel(partial(_softmax, scale=scale), scores, key_bias)
-            attended = (scores @ value).transpose(0, 2, 1, 3).reshape(-1, size)
-            attended = attended @ layer.attention_out
-            attended += layer.attention_out_bias
-            attended += hidden
-            hidden = self._layer_norm(attended, layer.attention_norm)
+            qkv = hidden @ layer.qkv
+            qkv += layer.qkv_bias
+            per_text = qkv.reshape(batch, width, 3, heads, head_size)
+            attended = np.zeros((batch, width, size), dtype=np.float32)
+            for row, length in enumerate(lengths):
+                attended[row, :length] = _attention(per_text[row, :length])
+            projected: _Array = attended.reshape(-1, size) @ layer.attention_out
+            self._in_blocks(
+                self._add_and_normalise,
+                projected,
+                hidden,
+                bias=layer.attention_out_bias,
+                norm=layer.attention_norm,
+            )
+            hidden = projected
             intermediate: _Array = hidden @ layer.intermediate
-            intermediate += layer.intermediate_bias
-            _in_parallel(self._gelu, intermediate)
+            self._in_blocks(self._activate, intermediate, bias=layer.intermediate_bias)
             output: _Array = intermediate @ layer.output
-            output += layer.output_bias
-            output += hidden
-            hidden = self._layer_norm(output, layer.output_norm)
+            self._in_blocks(
+                self._add_and_normalise,
+                output,
+                hidden,
+                bias=layer.output_bias,
+                norm=layer.output_norm,
+            )
+            hidden = output
         tokens = hidden.reshape(batch, width, size)
         if config.pooling == "cls":
             pooled = tokens[:, 0]
         else:
-            weight = mask[:, :, None].astype(np.float32)
-            pooled = (tokens * weight).sum(axis=1) / np.maximum(weight.sum(axis=1), 1e-9)
+            pooled = np.stack(
+                [tokens[row, :length].mean(axis=0) for row, length in enumerate(lengths)]
+            )
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         vectors: _Array = (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
         return vectors
 
-    def _layer_norm(self, x: _Array, weight_and_bias: tuple[_Array, _Array]) -> _Array:
-        """Layer normalisation of a (tokens, features) array, in place, over the cores."""
-        weight, bias = weight_and_bias
-        epsilon = np.float32(self.config.layer_norm_eps)
+    @staticmethod
+    def _in_blocks(
+        step: Callable[..., None], array: _Array, *companions: _Array, **options: Any
+    ) -> None:
+        """Call `step`, which works in place row by row, on blocks of `array`'s rows (with
+        the same rows of each companion) small enough to stay in the core's cache."""
+        rows = max(1, _BLOCK_ELEMENTS // array.shape[1])
+        for start in range(0, len(array), rows):
+            step(*(part[start : start + rows] for part in (array, *companions)), **options)
 
-        def normalise(block: _Array) -> None:
-            block -= block.mean(axis=-1, keepdims=True)
-            deviation = np.square(block).mean(axis=-1, keepdims=True)
-            deviation += epsilon
-            block /= np.sqrt(deviation)
-            block *= weight
-            block += bias
+    def _layer_norm(self, x: _Array, *, norm: tuple[_Array, _Array]) -> None:
+        """Layer normalisation of (tokens, features) rows, in place."""
+        weight, bias = norm
+        x -= x.mean(axis=-1, keepdims=True)
+        deviation = np.square(x).mean(axis=-1, keepdims=True)
+        deviation += np.float32(self.config.layer_norm_eps)
+        np.sqrt(deviation, out=deviation)
+        x /= deviation
+        x *= weight
+        x += bias
 
-        _in_parallel(normalise, x)
-        return x
+    def _add_and_normalise(
+        self, x: _Array, residual: _Array, *, bias: _Array, norm: tuple[_Array, _Array]
+    ) -> None:
+        """A dense layer's bias and the residual added, then layer normalisation, in place."""
+        x += bias
+        x += residual
+        self._layer_norm(x, norm=norm)
 
-    def _gelu(self, x: _Array) -> None:
-        """GELU, in place."""
+    def _activate(self, x: _Array, *, bias: _Array) -> None:
+        """The intermediate layer's bias added, then GELU, in place."""
+        x += bias
         if self.config.tanh_gelu:
             inner = np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * x**3)
             x *= np.float32(0.5) * (1 + np.tanh(inner))
             return
-        scaled = np.clip(x * np.float32(1 / np.sqrt(2)), -4, 4)
+        scaled = x * np.float32(1 / np.sqrt(2))
+        np.clip(scaled, -4, 4, out=scaled)
         squared = scaled * scaled
         numerator = _horner(_ERF_NUMERATOR, squared)
         numerator *= scaled
@@ -275,29 +354,52 @@ class BertEncoder:
         x *= numerator
 
 
-def _in_parallel(function: Callable[..., None], array: _Array, *companions: _Array) -> None:
-    """Call `function`, which works in place element by element, on blocks of `array`'s
-    first axis (with the same blocks of each companion array), on several cores."""
-    threads = min(_THREADS, array.size // _MIN_ELEMENTS_PER_THREAD, len(array))
-    if threads <= 1:
-        function(array, *companions)
-        return
-    bounds = np.linspace(0, len(array), threads + 1).astype(int)
-    blocks = [
-        [part[start:end] for part in (array, *companions)]
-        for start, end in itertools.pairwise(bounds)
-    ]
-    list(_pool.map(lambda block: function(*block), blocks))
-
-
-def _softmax(scores: _Array, key_bias: _Array, *, scale: np.float32) -> None:
-    """Attention weights from (batch, heads, query, key) scores, in place; `key_bias` masks
-    padding keys."""
-    scores *= scale
-    scores += key_bias
+def _attention(qkv: _Array) -> _Array:
+    """Self-attention of one text, without its padding: from its (tokens, 3, heads, head
+    size) query, key and value projections (the query already scaled) to (tokens,
+    features)."""
+    length = qkv.shape[0]
+    query, key, value = qkv.transpose(1, 2, 0, 3)  # each (heads, tokens, head size)
+    scores = query @ key.transpose(0, 2, 1)
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
-    scores /= scores.sum(axis=-1, keepdims=True)
+    # Dividing the attended values by the softmax's sums, rather than the weights, is a
+    # pass over tokens × head size instead of tokens × tokens.
+    attended = scores @ value
+    attended /= scores.sum(axis=-1, keepdims=True)
+    result: _Array = attended.transpose(1, 0, 2).reshape(length, -1)
+    return result
+
+
+@contextmanager
+def _blas_on_one_thread() -> Iterator[None]:
+    """BLAS held to one thread while texts are encoded (see `_THREADS`); the limit is set
+    by the first encoding to start and lifted by the last to finish."""
+    global _parallel_encodings, _blas_limit
+    with _blas_lock:
+        if _parallel_encodings == 0:
+            _blas_limit = _blas_controller().limit(limits=1, user_api="blas")
+        _parallel_encodings += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _parallel_encodings -= 1
+            if _parallel_encodings == 0 and _blas_limit is not None:
+                _blas_limit.restore_original_limits()
+                _blas_limit = None
+
+
+_blas_lock = threading.Lock()
+_parallel_encodings = 0
+_blas_limit: Any = None
+
+
+@cache
+def _blas_controller() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _horner(coefficients: tuple[np.float32, ...], x: _Array) -> _Array:

@@ -57,23 +57,25 @@ class SearchHit:
     queries or engines. For BM25, the field-weighted BM25 sum times the number of the query's
     words the tool matches."""
     normalized_score: float
-    """0–1, comparable across queries and catalogs: how strong the match is. Thresholds apply
-    to it.
+    """0–1, comparable across queries and catalogs: how strong the match is. It never rises
+    down the ranking. A search answers only when its best hit reaches the threshold, and then
+    with the hits that reach half of it.
 
-    For BM25 it is `score / (score + scale)`, never 1: it follows the raw score, so it never
-    rises down the ranking. The score is the BM25 sum times the number of query words the tool
-    matches, and the scale is the score of a tool that matches one query word that no other
-    tool has, found once in both its name and description; so 0.5 is that much, 0.8 four times
-    as much (as strong a match of four words, or of two words twice as strong), 0.2 a quarter
-    of it (a common word, or a word only in a parameter). Queries of fewer than nine words
-    (stopwords aside) are held to less, by the square root of their length: a one-word query
-    needs a third of that score, so "rain" still finds the tool whose description says "rain".
-    For regex: always 1.
+    For BM25 it is `score / (score + scale)`, never 1: it follows the raw score. The score is
+    the BM25 sum times the number of query words the tool matches, and the scale is the score of
+    a tool that matches one query word that no other tool has, found once in both its name and
+    description; so 0.5 is that much, 0.8 four times as much (as strong a match of four words,
+    or of two words twice as strong), 0.2 a quarter of it (a common word, or a word only in a
+    parameter). Queries of fewer than nine words (stopwords aside) are held to less, by the
+    square root of their length: a one-word query needs a third of that score, so "rain" still
+    finds the tool whose description says "rain". For regex: always 1.
 
     For semantic search it is the cosine similarity of the query's and the tool's embeddings,
-    mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1. For hybrid search it is
-    `w × semantic + (1 − w) × BM25`, those two normalized scores blended with the semantic
-    weight `w` (0.7 by default)."""
+    mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1. For hybrid search it is also
+    the score: `w × semantic + (1 − w) × lexical`, `w` being the semantic weight (0.65 by
+    default), semantic the semantic normalized score, and lexical the tool's BM25 score as a
+    share of the query's best, times that best tool's BM25 normalized score. A tool the query
+    names, or whose text the model cannot read, scores at least its lexical score."""
     rank: int = 0
     """1-based position in the results."""
     need: str | None = None
@@ -125,11 +127,9 @@ class SearchEngine(ABC):
         """Index these tools, in this order; reuse whatever earlier work still applies."""
 
     @abstractmethod
-    def rank(
-        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
-    ) -> RankedCandidates:
+    def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         """Candidates for `query`, best first, at least `limit` of them when there are, leaving
-        out those whose normalized score is below `threshold` or raw score below `min_score`."""
+        out those whose raw score is below `min_score`."""
 
 
 @dataclass(frozen=True, slots=True)

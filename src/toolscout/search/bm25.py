@@ -292,9 +292,7 @@ class BM25Engine(SearchEngine):
             return previous[1]
         return self._analyse(tool)
 
-    def rank(
-        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
-    ) -> RankedCandidates:
+    def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
         groups, words_in_catalog, query_words = self._query_groups(query, state)
@@ -321,13 +319,7 @@ class BM25Engine(SearchEngine):
                 scores *= matched_words
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
-        # The normalized score is score / (score + scale): it follows the score, so it never
-        # rises down the ranking, and a threshold on it is a floor under the score. Reaching
-        # it takes evidence, hence a nonzero score (a word pair's tools match its words too).
-        floor = 0.0
-        if threshold > 0:
-            floor = threshold * scale / (1 - threshold) if threshold < 1 else np.inf
-        candidates, candidate_scores, exhaustive = _best_candidates(scores, floor, min_score, limit)
+        candidates, candidate_scores, exhaustive = _best_candidates(scores, min_score, limit)
         if by_synonym and matched_words is not None and (matched_words[candidates] < 2).any():
             # A word matched only through a synonym counts in full where the tool matches
             # another query word too, and `unconfirmed_synonym_weight` of that elsewhere. Only
@@ -340,20 +332,15 @@ class BM25Engine(SearchEngine):
                 cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
                 np.subtract.at(scores, synonym_rows[unconfirmed], cut)
                 candidates, candidate_scores, exhaustive = _best_candidates(
-                    scores, floor, min_score, limit
+                    scores, min_score, limit
                 )
         # `candidates` are in catalog order, and a stable sort keeps it for equal scores.
         order = np.argsort(-candidate_scores, kind="stable")
         ranked_scores = candidate_scores[order]
+        # The normalized score is score / (score + scale): it follows the score, so it never
+        # rises down the ranking.
         normalized = ranked_scores / (ranked_scores + scale)
         positions = candidates[order]
-        if threshold > 0 and len(normalized) and normalized[-1] < threshold:
-            kept = normalized >= threshold  # rounding at the floor: the threshold decides
-            positions, ranked_scores, normalized = (
-                positions[kept],
-                ranked_scores[kept],
-                normalized[kept],
-            )
         return RankedCandidates(
             positions=positions.tolist(),
             scores=ranked_scores.tolist(),
@@ -652,13 +639,12 @@ def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.in
 
 
 def _best_candidates(
-    scores: npt.NDArray[np.float64], floor: float, min_score: float | None, limit: int
+    scores: npt.NDArray[np.float64], min_score: float | None, limit: int
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64], bool]:
-    """The tools scoring at least `floor` (above 0 when it is 0) and `min_score`, in catalog
-    order: all of them, or the `limit` best and those tied with the last; and whether that
-    is all of them."""
+    """The tools scoring above 0 and at least `min_score`, in catalog order: all of them, or
+    the `limit` best and those tied with the last; and whether that is all of them."""
     # A boolean mask is much faster to search than floats.
-    candidates = (scores >= floor if floor > 0 else scores != 0).nonzero()[0]
+    candidates = (scores != 0).nonzero()[0]
     if min_score is not None:
         candidates = candidates[scores[candidates] >= min_score]
     candidate_scores = scores[candidates]

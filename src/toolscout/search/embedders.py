@@ -101,7 +101,7 @@ class LocalEmbedder:
     """
 
     def __init__(self, path: str | Path | None = None, *, batch_size: int = 32) -> None:
-        require_extra("tokenizers", "safetensors")
+        require_extra("tokenizers", "threadpoolctl")
         if path is None:
             path = _packaged_model()
             name = DEFAULT_LOCAL_MODEL
@@ -136,7 +136,7 @@ def local_model_unavailable() -> str | None:
     missing), in one line that says what to install; None when it can. Imports nothing."""
     missing = [
         module
-        for module in ("tokenizers", "safetensors", "platformdirs")
+        for module in ("tokenizers", "threadpoolctl", "platformdirs")
         if importlib.util.find_spec(module) is None
     ]
     if missing:

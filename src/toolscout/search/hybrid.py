@@ -3,19 +3,23 @@
 BM25 finds the tools that share the query's words, including names and identifiers an
 embedding model blurs; semantic search finds the tools that mean what the query asks in other
 words. Each tool's two scores are blended, and the blend ranks better than either alone.
+
+The blend trusts the semantic side only where it can: a tool whose name the request spells
+out, or text in a script the model was not trained on (a tool described in Chinese, for an
+English model), keeps at least its lexical score, whatever the model makes of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
+from toolscout.search.analysis import identifier_words, single_words
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.semantic import (
@@ -25,48 +29,84 @@ from toolscout.search.semantic import (
     top_positions,
 )
 
-Fusion = Literal["blend", "rrf"]
+Readability = Callable[[str], float]
+"""How much of a text an embedding model can read, from 0 (nothing) to 1 (all of it)."""
+
+# Letters below U+0250 are Basic Latin, Latin-1 and Latin Extended-A and -B.
+_LAST_LATIN = "\u024f"
+
+
+def latin_share(text: str) -> float:
+    """The share of `text`'s letters that are Latin: what an English embedding model, such as
+    all-MiniLM-L6-v2, can read of it. A text with no letters counts as readable."""
+    letters = [character for character in text if character.isalpha()]
+    if not letters:
+        return 1.0
+    return sum(character <= _LAST_LATIN for character in letters) / len(letters)
 
 
 @dataclass(frozen=True)
 class HybridOptions:
-    """How BM25 and semantic scores are fused. The defaults were chosen on the BFCL dev split."""
+    """How BM25 and semantic scores are fused. The defaults were chosen on the BFCL dev split
+    and the MCP development set (see benchmarks/)."""
 
-    fusion: Fusion = "blend"
-    """`"blend"`: a weighted sum of the two engines' scores, each on a 0–1 scale.
-    `"rrf"`: reciprocal rank fusion, the sum of `1 / (rrf_k + rank)` over the two rankings."""
-    semantic_weight: float = 0.7
-    """Weight of the semantic score in the blend (and of the semantic rank in RRF); BM25 gets
-    the rest."""
-    rrf_k: int = 60
-    """RRF's damping constant: higher flattens the difference between ranks."""
+    semantic_weight: float = 0.65
+    """Weight of the semantic score in the blend; BM25 gets the rest."""
     depth: int = 1000
-    """How many of each engine's best tools are fused; a tool beyond BM25's `depth` best
-    counts as no BM25 match."""
+    """How many of BM25's best tools are fused; a tool beyond them counts as no BM25 match."""
+    readability: Readability | None = latin_share
+    """How much of a tool's text the embedding model can read (0–1). A tool's semantic score
+    counts only as far as the model reads its text; past that, the tool keeps its lexical
+    score. The default counts Latin letters, right for English models; `None` trusts the
+    model with every script (a multilingual model)."""
 
     def __post_init__(self) -> None:
-        if self.fusion not in ("blend", "rrf"):
-            raise SearchConfigError(f"fusion must be 'blend' or 'rrf', got {self.fusion!r}")
         if not 0 <= self.semantic_weight <= 1:
             raise SearchConfigError("semantic_weight must be between 0 and 1")
-        if self.rrf_k < 0 or self.depth < 1:
-            raise SearchConfigError("rrf_k must be >= 0 and depth >= 1")
+        if self.depth < 1:
+            raise SearchConfigError("depth must be >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class _ToolFacts:
+    """What the fusion needs to know of one tool, kept per tool id so unchanged tools are
+    never looked at again."""
+
+    tool: Tool
+    readable: float
+    """How much of the tool's embedded text the model can read."""
+    name_words: frozenset[str]
+    """The analysed words of its name."""
+
+
+@dataclass(frozen=True, slots=True)
+class _NameIndex:
+    """Which tools each word of a name belongs to, to find the tools whose whole name a query
+    spells out without a pass over every tool."""
+
+    tools_by_word: dict[str, npt.NDArray[np.int64]]
+    words_per_name: npt.NDArray[np.int64]
 
 
 class HybridEngine(SearchEngine):
     """BM25 and semantic search, fused.
 
-    With the default blend, a tool scores `w · semantic + (1 − w) · lexical`, `w` being
-    `semantic_weight`:
+    A tool scores `w · semantic + (1 − w) · lexical`, `w` being `semantic_weight`:
 
     - semantic is the tool's semantic `normalized_score` (its cosine similarity, mapped
       onto 0–1);
-    - lexical, for ranking, is the tool's BM25 score divided by the query's best BM25 score,
-      so the best keyword match gets the full weight whatever the query's length; for
-      `normalized_score`, it is BM25's own normalized score, which measures how much evidence
-      the match has, so that thresholds keep their meaning across queries.
+    - lexical is the tool's BM25 score relative to the query's best BM25 score, times that
+      best tool's own BM25 `normalized_score`: the best keyword match gets as much as BM25 is
+      sure of it, and the others their share of that.
 
-    `matched_terms` are BM25's: the query words found in the tool, if any.
+    Where the semantic side cannot be trusted — the query names the tool (every word of its
+    name, two words at least), or the model cannot read the tool's text (see
+    `HybridOptions.readability`) — the tool scores at least its lexical score: the model
+    may raise it, never bury it.
+
+    The score is also the `normalized_score`, so it never rises down the ranking and a
+    threshold means the same whatever the query. `matched_terms` are BM25's: the query words
+    found in the tool, if any.
     """
 
     def __init__(
@@ -78,54 +118,80 @@ class HybridEngine(SearchEngine):
         self.options = options or HybridOptions()
         self.semantic = SemanticEngine(semantic)
         self.bm25 = BM25Engine(bm25)
+        self._facts: dict[str, _ToolFacts] = {}
+        self._readable = np.ones(0)
+        self._names = _NameIndex({}, np.zeros(0, dtype=np.int64))
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
         self.semantic.rebuild(tools)
         self.bm25.rebuild(tools)
+        facts = [self._facts_of(tool) for tool in tools]
+        self._facts = {fact.tool.id: fact for fact in facts}
+        self._readable = np.array([fact.readable for fact in facts], dtype=np.float64)
+        self._names = _name_index([fact.name_words for fact in facts])
 
-    def rank(
-        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
-    ) -> RankedCandidates:
+    def _facts_of(self, tool: Tool) -> _ToolFacts:
+        previous = self._facts.get(tool.id)
+        if previous is not None and (
+            previous.tool is tool or previous.tool.fingerprint == tool.fingerprint
+        ):
+            return previous
+        readability = self.options.readability
+        readable = 1.0 if readability is None else readability(self.semantic.options.text(tool))
+        name = " ".join(identifier_words(tool.name))
+        words = frozenset(term.term for term in single_words(self.bm25.analyzer.query_terms(name)))
+        return _ToolFacts(tool, readable, words)
+
+    def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         similarities, notice = self.semantic.similarities(query)
         if similarities is None:
             return RankedCandidates((), (), (), notice=notice)
         lexical = self.bm25.rank(query, max(self.options.depth, limit))
         weight = self.options.semantic_weight
-        semantic_score = normalize_cosine(similarities)
-        lexical_evidence = np.zeros(len(similarities))
-        positions = np.asarray(lexical.positions, dtype=np.int64)
-        if len(positions):
-            lexical_evidence[positions] = lexical.normalized_scores
-        normalized = weight * semantic_score + (1 - weight) * lexical_evidence
-        if self.options.fusion == "rrf":
-            fused = self._reciprocal_rank_fusion(similarities, positions)
-        else:
-            lexical_score = np.zeros(len(similarities))
-            if len(positions):
-                raw = np.asarray(lexical.scores, dtype=np.float64)
-                lexical_score[positions] = raw / raw.max()
-            fused = weight * semantic_score + (1 - weight) * lexical_score
+        lexical_score = np.zeros(len(similarities))
+        if lexical.positions:
+            raw = np.asarray(lexical.scores, dtype=np.float64)
+            lexical_score[np.asarray(lexical.positions)] = (
+                raw / raw[0] * lexical.normalized_scores[0]
+            )
+        blend = weight * normalize_cosine(similarities) + (1 - weight) * lexical_score
+        trust = self._readable.copy()
+        trust[self._named_tools(query)] = 0.0
+        fused = trust * blend + (1 - trust) * np.maximum(blend, lexical_score)
 
-        keep = normalized >= threshold
-        if min_score is not None:
-            keep &= fused >= min_score
-        candidates = np.flatnonzero(keep)
-        order = candidates[top_positions(fused[candidates], limit)]
+        candidates = np.flatnonzero(fused >= min_score) if min_score is not None else None
+        if candidates is None:
+            order = top_positions(fused, limit)
+            exhaustive = len(order) == len(fused)
+        else:
+            order = candidates[top_positions(fused[candidates], limit)]
+            exhaustive = len(order) == len(candidates)
+        scores = fused[order].tolist()
         return RankedCandidates(
             positions=order.tolist(),
-            scores=fused[order].tolist(),
-            normalized_scores=normalized[order].tolist(),
-            exhaustive=len(order) == len(candidates),
+            scores=scores,
+            normalized_scores=scores,
+            exhaustive=exhaustive,
             explain=lexical.explain,
         )
 
-    def _reciprocal_rank_fusion(
-        self, similarities: npt.NDArray[np.float32], lexical_order: npt.NDArray[np.int64]
-    ) -> npt.NDArray[np.float64]:
-        k, depth, weight = self.options.rrf_k, self.options.depth, self.options.semantic_weight
-        fused = np.zeros(len(similarities))
-        semantic_order = top_positions(similarities, depth)
-        fused[semantic_order] += 2 * weight / (k + np.arange(1, len(semantic_order) + 1))
-        lexical_order = lexical_order[:depth]
-        fused[lexical_order] += 2 * (1 - weight) / (k + np.arange(1, len(lexical_order) + 1))
-        return fused
+    def _named_tools(self, query: str) -> npt.NDArray[np.int64]:
+        """The tools whose every name word (two at least) the query has."""
+        query_words = {term.term for term in single_words(self.bm25.analyzer.query_terms(query))}
+        by_word = self._names.tools_by_word
+        postings = [by_word[word] for word in query_words & by_word.keys()]
+        if not postings:
+            return np.zeros(0, dtype=np.int64)
+        found = np.bincount(np.concatenate(postings), minlength=len(self._names.words_per_name))
+        return np.flatnonzero((found == self._names.words_per_name) & (found >= 2))
+
+
+def _name_index(names: Sequence[frozenset[str]]) -> _NameIndex:
+    by_word: dict[str, list[int]] = {}
+    for position, words in enumerate(names):
+        for word in words:
+            by_word.setdefault(word, []).append(position)
+    return _NameIndex(
+        {word: np.asarray(positions, dtype=np.int64) for word, positions in by_word.items()},
+        np.array([len(words) for words in names], dtype=np.int64),
+    )

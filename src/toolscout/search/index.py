@@ -81,9 +81,10 @@ class ToolIndex:
             last two need the `toolscout[semantic]` extra. `"auto"`, the default, is hybrid
             where that extra is installed and BM25 elsewhere; `engine_choice` says which
             and why.
-        threshold: default lowest `normalized_score` a hit may have (0–1); 0 keeps every
-            match; `None` takes the engine's default (`DEFAULT_THRESHOLDS`). Regex hits all
-            score 1.
+        threshold: default lowest `normalized_score` (0–1) the best hit of a search must
+            have, or the search returns nothing; other hits need half of it. 0 answers every
+            query that matches anything; `None` takes the engine's default
+            (`DEFAULT_THRESHOLDS`). Regex hits all score 1.
         bm25: options for the BM25 engine (and BM25 within hybrid).
         regex: options for the regex engine.
         semantic: options for semantic search (and semantic within hybrid).
@@ -133,8 +134,10 @@ class ToolIndex:
             query: words describing the tool needed (BM25) or a pattern (regex).
             k: how many results at most (1–100).
             min_score: drop hits whose raw `score` is below this.
-            threshold: drop hits whose `normalized_score` is below this (0–1); `None` uses
-                the index default, 0 disables it.
+            threshold: return nothing when the best hit's `normalized_score` is below this
+                (0–1), and otherwise the hits that score at least half of it; `None` uses
+                the index default, 0 disables it. The threshold decides whether the catalog
+                has a tool for the query; the ranking, which tools come first.
             filter: keep only tools for which it returns True; applied before `k`, so a
                 filtered search still returns up to `k` tools.
 
@@ -198,7 +201,7 @@ class ToolIndex:
     ) -> SearchResults:
         limit = k
         while True:
-            candidates = self._engine.rank(query, limit, threshold=threshold, min_score=min_score)
+            candidates = self._engine.rank(query, limit, min_score=min_score)
             hits, filtered_out = self._accept(tools, candidates, k, tool_filter)
             # Fewer candidates than asked for means the engine has no more to give
             # (regex out of time): asking again would only repeat the same work.
@@ -206,6 +209,10 @@ class ToolIndex:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
+        if hits and hits[0].normalized_score < threshold:
+            hits = []  # the best tool the caller may use is not relevant enough: none is
+        else:  # beside a relevant best hit, one under half the threshold is noise
+            hits = [hit for hit in hits if hit.normalized_score >= threshold / 2]
         if not hits and notice is None:
             notice = _nothing_relevant_notice(filtered_out)
         return SearchResults(hits, query=query, notice=notice)

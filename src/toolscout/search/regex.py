@@ -72,10 +72,8 @@ class RegexEngine(SearchEngine):
         text = b"\n".join(line for tool_lines in lines for _, line in tool_lines)
         self._layout = _Layout(text, starts, ends, lines)
 
-    def rank(
-        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
-    ) -> RankedCandidates:
-        # Every match scores 1: no threshold (at most 1) can drop one; a min_score above 1 can.
+    def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
+        # Every match scores 1: no threshold (at most 1) stops one; a min_score above 1 can.
         if min_score is not None and min_score > 1:
             return RankedCandidates((), (), (), notice="No match can score above 1.")
         compiled = self._compile(query)

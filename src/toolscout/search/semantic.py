@@ -52,18 +52,24 @@ _EMPTY_CATALOG = "The catalog is empty: there are no tools to search."
 
 
 def tool_text(tool: Tool) -> str:
-    """The text embedded for a tool: its name split into words, its description, and its
-    parameters with their descriptions.
+    """The text embedded for a tool: its namespace and name split into words, its
+    description, and its parameters with their descriptions.
 
     A tool `get_current_weather` described as "Get the current weather." with one parameter,
     `location`, described as "City name", becomes "get current weather. Get the current
-    weather. Parameters: location (City name)". Splitting the name
-    lets the model read it as words; a parameter's name and description say what the tool
-    works on. Enum values and tags are left out: they rarely say what a tool is for, and
-    long lists of them drown the description. (On the BFCL dev split this text ranked
-    better than the name and description alone, or FastMCP's raw text; see benchmarks/.)
+    weather. Parameters: location (City name)"; in the namespace `weather_gov`, "weather
+    gov: get current weather. ...". Splitting identifiers lets the model read them as words;
+    the namespace (an MCP server's name: github, slack, notion) says what the tool works on,
+    and a parameter's name and description what it takes. Enum values and tags are left
+    out: they rarely say what a tool is for, and long lists of them drown the description.
+    (On the BFCL dev split this text ranked better than the name and description alone, or
+    FastMCP's raw text, and the namespace helped on the MCP development set; see
+    benchmarks/.)
     """
-    parts = [" ".join(identifier_words(tool.name)) + "."]
+    name = " ".join(identifier_words(tool.name))
+    if tool.namespace:
+        name = f"{' '.join(identifier_words(tool.namespace))}: {name}"
+    parts = [name + "."]
     if tool.description.strip():
         parts.append(" ".join(tool.description.split()))
     parameters = _parameters_text(tool)
@@ -194,18 +200,15 @@ class SemanticEngine(SearchEngine):
         self._entries = {entry.tool.id: entry for entry in complete}
         self._state = _State(tuple(complete), matrix)
 
-    def rank(
-        self, query: str, limit: int, *, threshold: float = 0.0, min_score: float | None = None
-    ) -> RankedCandidates:
+    def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         similarities, notice = self.similarities(query)
         if similarities is None:
             return RankedCandidates((), (), (), notice=notice)
         scores = similarities.astype(np.float64)
         normalized = normalize_cosine(scores)
-        keep = normalized >= threshold
-        if min_score is not None:
-            keep &= scores >= min_score
-        candidates = np.flatnonzero(keep)
+        candidates = (
+            np.arange(len(scores)) if min_score is None else np.flatnonzero(scores >= min_score)
+        )
         order = candidates[top_positions(scores[candidates], limit)]
         return RankedCandidates(
             positions=order.tolist(),

@@ -4,7 +4,17 @@ start appends a line to that file; with $CRASHY_EXIT_AT_START set, it exits at o
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
+
+# Before the imports, which take seconds on a busy machine: a start that fails, fails at once.
+if __name__ == "__main__":
+    if os.environ.get("CRASHY_STARTS"):
+        with open(os.environ["CRASHY_STARTS"], "a", encoding="utf-8") as file:
+            file.write("start\n")
+    if os.environ.get("CRASHY_EXIT_AT_START"):
+        print("crashy: cannot start (CRASHY_EXIT_AT_START is set)", file=sys.stderr)
+        raise SystemExit(4)
 
 import mcp_types as types
 from common import serve, text, tool
@@ -24,9 +34,4 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
 
 
 if __name__ == "__main__":
-    if os.environ.get("CRASHY_STARTS"):
-        with open(os.environ["CRASHY_STARTS"], "a", encoding="utf-8") as file:
-            file.write("start\n")
-    if os.environ.get("CRASHY_EXIT_AT_START"):
-        raise SystemExit(4)
     serve(Server("crashy", on_list_tools=list_tools, on_call_tool=call_tool))

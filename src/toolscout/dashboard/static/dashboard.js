@@ -307,23 +307,15 @@ async function runCheck() {
 
 // -- save -------------------------------------------------------------------------------
 
+// Into a host application's own file (Claude Desktop's...) instead of the file beside it.
+let saveInPlace = false;
+
 async function openSave() {
   try {
-    const view = await api("/api/save");
-    $("save-path").textContent = view.path;
-    $("save-note").textContent = !view.exists
-      ? "The file does not exist yet; saving creates it."
-      : view.diff ? "Lines in red are removed, in green added. Only the tool_search block changes." : "";
-    const diff = $("save-diff");
-    diff.replaceChildren();
-    const lines = view.diff ? view.diff.split("\n") : ["No change: the file already says this."];
-    for (const line of lines) {
-      const kind = line.startsWith("+") && !line.startsWith("+++") ? "add"
-        : line.startsWith("-") && !line.startsWith("---") ? "del"
-        : line.startsWith("@@") ? "hunk" : "";
-      diff.append(element("span", { class: kind, text: line + "\n" }));
-    }
-    $("save-confirm").disabled = !view.diff;
+    saveInPlace = false;
+    $("save-in-place-box").checked = false;
+    $("save-in-place").hidden = true;
+    await showSave();
     $("save-dialog").showModal();
     $("save-confirm").disabled ? $("save-cancel").focus() : $("save-confirm").focus();
   } catch (error) {
@@ -331,9 +323,39 @@ async function openSave() {
   }
 }
 
+async function showSave() {
+  const view = await api(saveInPlace ? "/api/save?in_place=1" : "/api/save");
+  $("save-path").textContent = view.path;
+  $("save-note").textContent = view.note + (view.diff ? " Lines in red are removed, in green added." : "");
+  if (view.host_file) {
+    const name = view.host_file.split(/[\\/]/).pop();
+    $("save-in-place-label").textContent = `Change ${name} itself instead (only its tool_search key)`;
+    $("save-in-place").hidden = false;
+  }
+  const diff = $("save-diff");
+  diff.replaceChildren();
+  const lines = view.diff ? view.diff.split("\n") : ["No change: the file already says this."];
+  for (const line of lines) {
+    const kind = line.startsWith("+") && !line.startsWith("+++") ? "add"
+      : line.startsWith("-") && !line.startsWith("---") ? "del"
+      : line.startsWith("@@") ? "hunk" : "";
+    diff.append(element("span", { class: kind, text: line + "\n" }));
+  }
+  $("save-confirm").disabled = !view.diff;
+}
+
+async function toggleInPlace() {
+  try {
+    saveInPlace = $("save-in-place-box").checked;
+    await showSave();
+  } catch (error) {
+    toast(error.message, true);
+  }
+}
+
 async function confirmSave() {
   try {
-    const view = await api("/api/save", { method: "POST", body: {} });
+    const view = await api("/api/save", { method: "POST", body: { in_place: saveInPlace } });
     $("save-dialog").close();
     toast(`Saved ${view.path}`);
     showState(await api("/api/state"));
@@ -382,6 +404,7 @@ function wire() {
   });
   $("save-open").addEventListener("click", openSave);
   $("save-confirm").addEventListener("click", confirmSave);
+  $("save-in-place-box").addEventListener("change", toggleInPlace);
   $("save-cancel").addEventListener("click", () => $("save-dialog").close());
   $("gateway-refresh").addEventListener("click", showGateway);
   window.addEventListener("resize", debounce(showTokens, 200));

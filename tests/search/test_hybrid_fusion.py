@@ -1,0 +1,80 @@
+"""How hybrid search fuses BM25 and the model: a tool the request names, or one whose text
+the model cannot read, is never buried by the model; scores read the same way down the
+ranking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from toolscout.catalog import Tool
+from toolscout.search import CallableEmbedder, HybridOptions, SemanticOptions, ToolIndex
+
+from .conftest import make_tool, names
+
+# A model that is sure of the wrong tool: every text mentioning "report" points one way, all
+# others the other way, and so does every query.
+_MISLED = ("report",)
+
+
+def misled_vectors(texts: list[str]) -> np.ndarray:
+    """Vectors of a model that finds every query closest to the tools about reports."""
+    vectors = np.zeros((len(texts), 2), dtype=np.float32)
+    for row, text in enumerate(texts):
+        is_query = text.startswith("query: ")
+        vectors[row] = (1.0, 0.0) if is_query or any(w in text for w in _MISLED) else (0.0, 1.0)
+    return vectors
+
+
+def hybrid_index(tools: list[Tool], folder: Path, **options: object) -> ToolIndex:
+    semantic = SemanticOptions(
+        CallableEmbedder(misled_vectors, model_id="misled"),
+        cache_path=folder / "vectors.sqlite3",
+        query_prefix="query: ",
+        progress=False,
+    )
+    return ToolIndex(
+        tools, engine="hybrid", semantic=semantic, hybrid=HybridOptions(**options), threshold=0
+    )  # type: ignore[arg-type]
+
+
+TOOLS = [
+    make_tool("create_issue", "Open a ticket in the tracker."),
+    make_tool("file_report", "File a report about a problem."),
+    make_tool("send_report", "Send a report by email."),
+]
+
+
+class TestTheModelNeverBuries:
+    def test_a_tool_the_request_names(self, tmp_path: Path) -> None:
+        index = hybrid_index(TOOLS, tmp_path)
+        assert names(index.search("create an issue for the login bug"))[0] == "create_issue"
+
+    def test_a_request_naming_one_word_of_a_name_is_the_model_s_to_rank(
+        self, tmp_path: Path
+    ) -> None:
+        # One word is not a name: "issue" alone could mean anything.
+        index = hybrid_index(TOOLS, tmp_path)
+        assert names(index.search("an issue with the login"))[0] != "create_issue"
+
+    @pytest.mark.parametrize(
+        ("readability", "first"), [("default", "查询天气"), (None, "file_report")]
+    )
+    def test_a_tool_the_model_cannot_read(
+        self, tmp_path: Path, readability: str | None, first: str
+    ) -> None:
+        tools = [*TOOLS, make_tool("查询天气", "查询指定城市的实时天气和未来天气预报。")]
+        options = {} if readability == "default" else {"readability": readability}
+        index = hybrid_index(tools, tmp_path, **options)
+        # With the default, the Chinese tool keeps what BM25 makes of it; a model trusted
+        # with every script (`None`) puts its own favourite first.
+        assert names(index.search("北京天气预报"))[0] == first
+
+
+def test_the_score_is_the_normalized_score_and_never_rises(tmp_path: Path) -> None:
+    index = hybrid_index(TOOLS, tmp_path)
+    hits = index.search("create an issue report", k=3)
+    assert [hit.score for hit in hits] == [hit.normalized_score for hit in hits]
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
