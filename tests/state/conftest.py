@@ -127,7 +127,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _unavailable("the redis package is not installed (pip install -e '.[redis]')")
     folder = tmp_path_factory.mktemp("redis")
     for _attempt in range(3):  # another process may take the port before the server does
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [
                 binary,
@@ -179,7 +179,7 @@ def _age_redis(url: str, key_prefix: str, seconds: float) -> None:
         client.close()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from tests.limits import HANG
-from toolscout.errors import MissingExtraError, StateStoreError
+from toolscout.errors import MissingExtraError, StateStoreError, StoreUnavailableError
 from toolscout.state import RedisStore
 from toolscout.state.redis import DEFAULT_KEY_PREFIX
+
+from .conftest import free_port
+from .stalled import silent_redis
 
 
 @pytest.fixture
@@ -92,6 +95,44 @@ class TestExpiry:
         with RedisStore(redis_url, ttl=0, key_prefix=prefix) as store:
             store.save("t", ["a"])
         assert client.pttl(f"{prefix}thread:t") == -1
+
+
+class TestUnreachableServer:
+    def test_a_server_that_is_not_there_is_unavailable(self) -> None:
+        pytest.importorskip("redis")
+        url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+        store = RedisStore(url, timeout=1)
+        for call in (lambda: store.load("t"), lambda: store.save("t", ["a"]), store.stats):
+            with pytest.raises(StoreUnavailableError, match="is not answering") as raised:
+                call()
+            assert "hunter2" not in str(raised.value)
+            assert ":***@127.0.0.1" in str(raised.value)
+
+    def test_a_server_that_never_answers_is_unavailable_after_the_timeout(self) -> None:
+        pytest.importorskip("redis")
+        with silent_redis() as url:
+            store = RedisStore(url, timeout=0.3)
+            with pytest.raises(StoreUnavailableError, match=r"Timeout reading from"):
+                store.load("t")
+
+    @pytest.mark.parametrize("url", ["http://localhost:6379", "redis://:pw@[::1"])
+    def test_an_invalid_url_is_refused_when_the_store_is_made(self, url: str) -> None:
+        pytest.importorskip("redis")
+        with pytest.raises(StateStoreError, match="invalid Redis URL") as raised:
+            RedisStore(url)
+        assert ":pw@" not in str(raised.value)
+
+    @pytest.mark.parametrize("timeout", [0, -1, True, "5"])
+    def test_an_impossible_timeout_is_refused(self, timeout: Any) -> None:
+        with pytest.raises(StateStoreError, match="timeout must be a positive number"):
+            RedisStore(timeout=timeout)
+
+    def test_a_key_of_another_type_is_a_clear_error(
+        self, redis_url: str, client: Any, prefix: str
+    ) -> None:
+        client.set(f"{prefix}thread:t", "not a sorted set")
+        with pytest.raises(StateStoreError, match="refused a command: WRONGTYPE"):
+            RedisStore(redis_url, key_prefix=prefix).load("t")
 
 
 class TestMissingExtra:

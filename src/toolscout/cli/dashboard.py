@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+from toolscout.safe_loading import parse_yaml
 
 TOKEN_ENV = "TOOLSCOUT_DASHBOARD_TOKEN"
 DEFAULT_CONFIG = Path("toolscout.yaml")
@@ -90,7 +91,7 @@ def _has_servers(config: Path) -> bool:
     import yaml
 
     try:
-        data: Any = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data: Any = parse_yaml(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
     return isinstance(data, dict) and ("servers" in data or "mcpServers" in data)

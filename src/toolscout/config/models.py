@@ -22,6 +22,12 @@ from pydantic import (
     model_serializer,
 )
 
+from toolscout.config.variables import (
+    check_variables,
+    expand_path,
+    expand_variables,
+    path_in_config,
+)
 from toolscout.errors import ToolSearchConfigError
 from toolscout.protocol.config import ToolSearchConfig
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
@@ -54,9 +60,12 @@ class StoreSettings(BaseModel):
     ttl: float = Field(default=DEFAULT_TTL, ge=0)
     """Seconds a thread's state lives after its last access; 0 keeps it forever."""
     path: Path | None = Field(default=None, validate_default=True)
-    """The SQLite file (`kind: sqlite`, required); relative to the config file's folder."""
+    """The SQLite file (`kind: sqlite`, required); relative to the config file's folder.
+    `${VAR}` in it is read when the store is built, as in `url`."""
     url: str | None = Field(default=None, validate_default=True)
-    """The Redis server (`kind: redis`); `redis://localhost:6379/0` if not given."""
+    """The Redis server (`kind: redis`); `redis://localhost:6379/0` if not given. `${VAR}`
+    and `${VAR:-default}` in it are read from the environment when the store is built, and
+    kept as written in the settings, so a password never reaches a file written from them."""
     anonymous: AnonymousPolicy = "refuse"
     """What the store does with a request without a thread id: `refuse` or `isolate`."""
 
@@ -68,10 +77,9 @@ class StoreSettings(BaseModel):
             raise ValueError("required when kind is sqlite: the SQLite file to keep state in")
         if kind not in (None, "sqlite") and value is not None:
             raise ValueError(f"only used when kind is sqlite (kind is {kind})")
-        folder = (info.context or {}).get(CONFIG_DIR)
-        if value is not None and folder is not None and not value.is_absolute():
-            return Path(folder) / value
-        return value
+        if value is None:
+            return None
+        return path_in_config(str(value), (info.context or {}).get(CONFIG_DIR))
 
     @field_validator("url")
     @classmethod
@@ -79,19 +87,30 @@ class StoreSettings(BaseModel):
         kind = info.data.get("kind")
         if kind not in (None, "redis") and value is not None:
             raise ValueError(f"only used when kind is redis (kind is {kind})")
-        return value
+        return check_variables(value)
 
     def build(self) -> StateStore | None:
-        """The store, or None for `context` (`ToolSearch` reads the messages by default)."""
+        """The store, or None for `context` (`ToolSearch` reads the messages by default).
+
+        Raises:
+            ToolSearchConfigError: the path or URL uses a `${VAR}` that is not set (any more).
+        """
         from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
 
         if self.kind == "memory":
             return InMemoryStore(self.ttl, anonymous=self.anonymous)
         if self.kind == "sqlite":
             assert self.path is not None  # checked by validation
-            return SQLiteStore(self.path, ttl=self.ttl, anonymous=self.anonymous)
+            try:
+                path = expand_path(self.path)
+            except ValueError as error:
+                raise ToolSearchConfigError(f"tool_search.store.path {error}") from None
+            return SQLiteStore(path, ttl=self.ttl, anonymous=self.anonymous)
         if self.kind == "redis":
-            url = self.url or DEFAULT_REDIS_URL
+            try:
+                url = expand_variables(self.url or DEFAULT_REDIS_URL)
+            except ValueError as error:
+                raise ToolSearchConfigError(f"tool_search.store.url {error}") from None
             return RedisStore(url, ttl=self.ttl, anonymous=self.anonymous)
         return None
 

@@ -66,7 +66,7 @@ class ToolSearchConfig(BaseModel):
     """Tools per search query (1–20); a larger `max_results` asked by the model is capped."""
     threshold: float | None = Field(default=None, ge=0, le=1)
     """Lowest normalized score (0–1) of a hit; None keeps the index default."""
-    min_score: float | None = None
+    min_score: float | None = Field(default=None, allow_inf_nan=False)
     """Lowest raw score of a hit; None for no floor."""
     result_format: ResultFormat = "json"
     """How meta-tool results are written; `compact` costs fewer tokens."""
@@ -76,6 +76,9 @@ class ToolSearchConfig(BaseModel):
     """The names of the tools tool search adds."""
     filter_timeout: float = Field(default=1.0, gt=0, le=60)
     """Seconds a policy filter may take for one tool; slower counts as a denial."""
+    store_timeout: float = Field(default=5.0, gt=0, le=300)
+    """Seconds the store may take to load or save a thread's discoveries; slower counts as
+    a failure, and reveals nothing."""
     require_discovery: bool = False
     """Refuse a call to a deferred tool that this conversation has not discovered yet (found
     by search, loaded, revealed), answering how to discover it. Off by default: a tool may

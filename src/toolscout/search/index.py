@@ -160,6 +160,7 @@ class ToolIndex:
         made while the batch runs shows in the next search, not halfway through this one."""
         k = _check_k(k)
         threshold = self.threshold if threshold is None else _check_threshold(threshold)
+        min_score = _check_min_score(min_score)
         for query in queries:
             if not isinstance(query, str):
                 raise SearchConfigError(f"query must be a string, got {type(query).__name__}")
@@ -346,6 +347,18 @@ def _check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise SearchConfigError(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
     return k
+
+
+def _check_min_score(min_score: object) -> float | None:
+    if min_score is None:
+        return None
+    if (
+        isinstance(min_score, bool)
+        or not isinstance(min_score, int | float)
+        or not math.isfinite(min_score)
+    ):
+        raise SearchConfigError(f"min_score must be a finite number or None, got {min_score!r}")
+    return float(min_score)
 
 
 def _check_threshold(threshold: object) -> float:
