@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.limits import HANG
 from toolscout.errors import MissingExtraError, StateStoreError, StoreUnavailableError
 from toolscout.state import RedisStore
 from toolscout.state.redis import DEFAULT_KEY_PREFIX
@@ -150,6 +151,6 @@ class TestMissingExtra:
             "print('imported')"
         )
         finished = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, check=False
         )
         assert finished.stdout == "imported\n", finished.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG
 from toolscout.errors import StateStoreError, StoreUnavailableError
 from toolscout.state import SQLiteStore
 from toolscout.state.sqlite import SCHEMA_VERSION
@@ -142,7 +143,7 @@ class TestConnections:
         store.save("t", ["from-parent"])
         child = multiprocessing.get_context("fork").Process(target=_save_in_child, args=(store,))
         child.start()
-        child.join(timeout=30)
+        child.join(timeout=HANG)
         assert child.exitcode == 0
         assert store.load("t") == ["from-parent", "from-child"]
         store.close()

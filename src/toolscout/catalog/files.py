@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from toolscout.catalog.ingest import to_tools
 from toolscout.catalog.tool import Tool
 from toolscout.errors import CatalogFormatError, ToolDefinitionError
@@ -80,6 +78,8 @@ def _parse_json(text: str, path: Path, *, line_number: int | None = None) -> Any
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
+    import yaml  # JSON catalogs, the demo's included, never need it
+
     try:
         return parse_yaml(text)
     except yaml.MarkedYAMLError as error:

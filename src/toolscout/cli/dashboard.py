@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
-from toolscout.safe_loading import parse_yaml
 
 TOKEN_ENV = "TOOLSCOUT_DASHBOARD_TOKEN"
 DEFAULT_CONFIG = Path("toolscout.yaml")
@@ -89,6 +87,10 @@ def dashboard(
 def _has_servers(config: Path) -> bool:
     """Whether the file describes a gateway (a `servers` or `mcpServers` section). A file
     that cannot be read is left for the config loader to report."""
+    import yaml
+
+    from toolscout.safe_loading import parse_yaml
+
     try:
         data: Any = parse_yaml(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -23,7 +22,6 @@ from pydantic import (
     model_serializer,
 )
 
-from toolscout.catalog.catalog import Catalog
 from toolscout.config.variables import (
     check_variables,
     expand_path,
@@ -32,10 +30,14 @@ from toolscout.config.variables import (
 )
 from toolscout.errors import ToolSearchConfigError
 from toolscout.protocol.config import ToolSearchConfig
-from toolscout.protocol.policy import ToolPolicy
-from toolscout.protocol.processor import ToolSearch
-from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
+
+# Imported where a store or a `ToolSearch` is built: reading the settings (the CLI's
+# defaults) needs neither.
+if TYPE_CHECKING:
+    from toolscout.catalog.catalog import Catalog
+    from toolscout.protocol.policy import ToolPolicy
+    from toolscout.protocol.processor import ToolSearch
 
 StoreKind: TypeAlias = Literal["context", "memory", "sqlite", "redis"]
 """Where discovered tools are kept: read from the conversation (`context`), in this process
@@ -93,6 +95,8 @@ class StoreSettings(BaseModel):
         Raises:
             ToolSearchConfigError: the path or URL uses a `${VAR}` that is not set (any more).
         """
+        from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
+
         if self.kind == "memory":
             return InMemoryStore(self.ttl, anonymous=self.anonymous)
         if self.kind == "sqlite":
@@ -165,6 +169,9 @@ class ToolSearchSettings(ToolSearchConfig):
         Raises:
             ToolSearchConfigError: an `always_available` tool that is not in the catalog.
         """
+        from toolscout.catalog.catalog import Catalog
+        from toolscout.protocol.processor import ToolSearch
+
         tools = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         config = self.processor_config(tools)
         return ToolSearch(tools, config, store=self.store.build(), filter=filter)
@@ -181,6 +188,8 @@ class ToolScoutConfig(BaseModel):
 
     def to_yaml(self) -> str:
         """The configuration as YAML that `load_config` reads back to an equal model."""
+        import yaml  # only a config being saved needs it
+
         data = self.model_dump(mode="json", by_alias=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 

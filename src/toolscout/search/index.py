@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
@@ -21,18 +20,20 @@ from toolscout.search.base import (
     SearchResults,
     ToolFilter,
 )
-from toolscout.search.bm25 import BM25Engine, BM25Options
-from toolscout.search.embedders import local_model_unavailable
-from toolscout.search.hybrid import HybridEngine, HybridOptions
+from toolscout.search.choices import (
+    DEFAULT_THRESHOLDS,
+    MAX_K,
+    EngineName,
+    RankingEngine,
+)
 from toolscout.search.needs import split_needs
-from toolscout.search.regex import RegexEngine, RegexOptions
-from toolscout.search.semantic import SemanticEngine, SemanticOptions
 
-EngineName: TypeAlias = Literal["auto", "bm25", "regex", "semantic", "hybrid"]
-"""An engine to ask for: `auto` picks hybrid where semantic search can run, BM25 elsewhere."""
-
-RankingEngine: TypeAlias = Literal["bm25", "regex", "semantic", "hybrid"]
-"""An engine that ranks: what `auto` resolves to."""
+# Each engine is imported when an index runs it: BM25 alone needs no model code.
+if TYPE_CHECKING:
+    from toolscout.search.bm25 import BM25Options
+    from toolscout.search.hybrid import HybridOptions
+    from toolscout.search.regex import RegexOptions
+    from toolscout.search.semantic import SemanticOptions
 
 
 @dataclass(frozen=True)
@@ -53,25 +54,13 @@ def choose_engine(engine: EngineName) -> EngineChoice:
     otherwise); any other name stands as it is."""
     if engine != "auto":
         return EngineChoice(engine)
+    from toolscout.search.embedders import local_model_unavailable
+
     unavailable = local_model_unavailable()
     if unavailable is None:
         return EngineChoice("hybrid", "auto: semantic search is installed")
     return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
 
-
-#: Default `threshold` for BM25: a search whose best hit's normalized score is below it
-#: returns nothing, so a query no tool serves gets no tools. Chosen on the BFCL dev split.
-DEFAULT_THRESHOLD = 0.4
-
-#: Default `threshold` of each engine. Semantic and hybrid: a little below the highest at
-#: which reworded requests over real MCP tools (benchmarks/senses.py) keep every right tool
-#: that a search with no threshold has in its top 5 (`python -m benchmarks.tune_semantic`).
-DEFAULT_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
-    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.09, "hybrid": 0.18}
-)
-
-#: The most results one search returns.
-MAX_K = 100
 
 #: Queries longer than this are cut before analysis; a tool request is a sentence or two.
 MAX_QUERY_CHARS = 4_000
@@ -335,12 +324,20 @@ def _make_engine(
     hybrid: HybridOptions | None,
 ) -> SearchEngine:
     if engine == "bm25":
+        from toolscout.search.bm25 import BM25Engine
+
         return BM25Engine(bm25)
     if engine == "regex":
+        from toolscout.search.regex import RegexEngine
+
         return RegexEngine(regex)
     if engine == "semantic":
+        from toolscout.search.semantic import SemanticEngine
+
         return SemanticEngine(semantic)
     if engine == "hybrid":
+        from toolscout.search.hybrid import HybridEngine
+
         return HybridEngine(bm25, semantic, hybrid)
     raise SearchConfigError(
         f"unknown engine {engine!r}; choose 'auto', 'bm25', 'regex', 'semantic' or 'hybrid'"
