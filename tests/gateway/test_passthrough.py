@@ -10,8 +10,6 @@ stream can be told apart from another client's, one from a stdio server cannot.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -27,14 +25,11 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
 
 from tests.gateway import conftest
 from tests.gateway.conftest import (
-    SERVERS,
     GatewayProcess,
-    free_port,
     http_client,
+    http_server,
     server,
     stdio_client,
-    stop,
-    wait_for_port,
     write_config,
 )
 from toolscout.catalog import Tool
@@ -61,18 +56,8 @@ def run(scenario: Callable[[], Awaitable[_ResultT]]) -> _ResultT:
 @pytest.fixture(scope="module")
 def web_url() -> Iterator[str]:
     """The asking server over streamable HTTP."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVERS / "asking.py"), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port, process)
+    with http_server("asking", "--http", "{port}") as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        stop(process)
 
 
 @pytest.fixture(scope="module")
