@@ -17,13 +17,19 @@ TORCH := torch==2.13.0
 # What the tests start: a real redis-server, Debian's Chromium for the dashboard's page, and
 # tmux, the real terminal in which Ctrl-C must stop `toolscout serve`.
 SYSTEM_PACKAGES := redis-server chromium tmux
+# The demo's settings, with tool search on so that the page shows what it saves. The page's
+# Save button writes here; later runs keep what was saved.
+DEMO_CONFIG := toolscout.yaml
 
 .PHONY: demo test lint bench system-check check-wheel clean
 
 # A search in the terminal, then the dashboard on the bundled catalog (Ctrl-C stops it).
-demo: $(DEMO_INSTALLED)
+demo: $(DEMO_INSTALLED) $(DEMO_CONFIG)
 	$(BIN)/toolscout search demo "what's the weather like in Paris tomorrow"
-	$(BIN)/toolscout dashboard demo --open
+	$(BIN)/toolscout dashboard demo --config $(DEMO_CONFIG) --open
+
+$(DEMO_CONFIG):
+	printf '# Written by make demo; the dashboard saves its settings here.\ntool_search:\n  enabled: true\n' > $@
 
 test: $(INSTALLED) system-check lint
 	$(BIN)/pytest -n auto

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -161,7 +162,11 @@ def _server(file: Path) -> Any:
 def _gateway(config: Path) -> Any:
     from mcp import StdioServerParameters
 
-    return StdioServerParameters(command=str(TOOLSCOUT), args=["serve", "--config", str(config)])
+    # This process's environment, so that the gateway runs the code measured (PYTHONPATH
+    # included); the SDK would pass it only PATH and a few others.
+    return StdioServerParameters(
+        command=str(TOOLSCOUT), args=["serve", "--config", str(config)], env=dict(os.environ)
+    )
 
 
 @asynccontextmanager

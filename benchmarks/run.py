@@ -35,6 +35,7 @@ from benchmarks.semantic import (
 )
 from benchmarks.senses import run_senses
 from benchmarks.speed import run_speed
+from benchmarks.startup import run_startup, startup_unavailable
 from benchmarks.tokens import run_tokens
 
 RESULTS = Path(__file__).parent / "results" / "latest.md"
@@ -67,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--no-gateway", action="store_true", help="leave out the MCP gateway's measurements"
+    )
+    parser.add_argument(
+        "--no-startup", action="store_true", help="leave out the command line's start-up time"
     )
     parser.add_argument(
         "--no-mcp-tasks",
@@ -170,6 +174,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 console.print(to_rich(table))
         else:
             preamble.append(f"The MCP gateway is not measured ({reason}).")
+            console.print(f"[yellow]{preamble[-1]}[/yellow]")
+
+    if not args.no_startup:
+        if (reason := startup_unavailable()) is None:
+            for table in run_startup(runs=3 if args.quick else 10):
+                tables.append(table)
+                console.print(to_rich(table))
+        else:
+            preamble.append(f"Start-up is not measured ({reason}).")
             console.print(f"[yellow]{preamble[-1]}[/yellow]")
 
     args.output.parent.mkdir(parents=True, exist_ok=True)

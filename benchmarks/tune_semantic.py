@@ -50,6 +50,7 @@ from toolscout.search import (
     SearchEngine,
     SemanticEngine,
     SemanticOptions,
+    score_floor,
     tool_text,
 )
 from toolscout.search.analysis import identifier_words
@@ -528,10 +529,9 @@ def _threshold_measure(
         hits = ranked.get((id(index), text))
         if hits is None:
             hits = ranked[id(index), text] = list(index.search(text, 5, threshold=0))
-        if not hits or hits[0].normalized_score < threshold:
-            return []
+        floor = score_floor(hits[0].normalized_score, threshold) if hits else 0.0
         key = (lambda tool: tool.name) if index is small else (lambda tool: tool.id)
-        return [key(hit.tool) for hit in hits if hit.normalized_score >= threshold / 2]
+        return [key(hit.tool) for hit in hits if hit.normalized_score >= floor]
 
     def measure(threshold: float) -> _ThresholdRow:
         found = {
@@ -633,7 +633,8 @@ def _thresholds_table(
         "chosen before, on BFCL alone. balanced: the mean of R@5 over every served request "
         "of the three sets, and of abstention over every request no tool serves.",
         "abstain %: requests no tool serves answered with no tool. A search answers only when "
-        "its best hit reaches the threshold, with the hits that reach half of it.",
+        "its best hit reaches the threshold, with the hits that reach half of it and a third "
+        "of the best (`score_floor`).",
     ]
     return table
 

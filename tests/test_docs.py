@@ -34,6 +34,7 @@ from typing import Literal
 import pytest
 from typer.testing import CliRunner
 
+from tests.limits import HANG
 from toolscout.cli import app
 from toolscout.search import (
     DEFAULT_FIELD_WEIGHTS,
@@ -273,7 +274,7 @@ class TestQuickstart:
             [sys.executable, str(QUICKSTART)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG,
             check=False,
             env={**os.environ, "PYTHONIOENCODING": "utf-8"},
         )

@@ -16,6 +16,7 @@ from fastmcp.server.transforms.search import (
 )
 from fastmcp.server.transforms.search.base import BaseSearchTransform
 
+from tests.limits import HANG
 from toolscout.fastmcp import ToolScoutSearchTransform
 
 T = TypeVar("T")
@@ -61,7 +62,7 @@ def make_server(transform: BaseSearchTransform) -> FastMCP:
 
 def run(scenario: Callable[[], Awaitable[T]]) -> T:
     async def bounded() -> T:
-        with anyio.fail_after(20):
+        with anyio.fail_after(HANG):
             return await scenario()
 
     return anyio.run(bounded)

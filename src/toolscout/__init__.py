@@ -4,7 +4,9 @@ Put thousands of tools in a `Catalog`, search them with a `ToolIndex`, and send 
 only the tools it needs.
 """
 
-from toolscout.catalog import Catalog, Tool, tool_from_callable
+from typing import TYPE_CHECKING
+
+from toolscout._lazy_exports import lazy_exports
 from toolscout.errors import (
     CatalogFormatError,
     DuplicateToolError,
@@ -13,7 +15,10 @@ from toolscout.errors import (
     ToolScoutError,
     UnknownToolError,
 )
-from toolscout.search import MatchedTerm, SearchHit, SearchResults, ToolIndex
+
+if TYPE_CHECKING:
+    from toolscout.catalog import Catalog, Tool, tool_from_callable
+    from toolscout.search import MatchedTerm, SearchHit, SearchResults, ToolIndex
 
 __version__ = "0.1.0"
 
@@ -33,3 +38,13 @@ __all__ = [
     "__version__",
     "tool_from_callable",
 ]
+
+# Imported on first use, so that `import toolscout` and `toolscout --help` stay quick.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "toolscout.catalog": ["Catalog", "Tool", "tool_from_callable"],
+            "toolscout.search": ["MatchedTerm", "SearchHit", "SearchResults", "ToolIndex"],
+        },
+    )

@@ -47,6 +47,13 @@ class StateStoreError(ToolScoutError, ValueError):
     text, a negative TTL, a file that is not a toolscout store."""
 
 
+class StoreUnavailableError(ToolScoutError, RuntimeError):
+    """A discovered-tool store did not answer: Redis unreachable or silent past its timeout,
+    a SQLite file locked by another connection past its timeout, or any store slower than
+    `ToolSearch`'s `store_timeout`. Tool search fails closed: nothing the store holds is
+    revealed to that request."""
+
+
 class MissingThreadError(StateStoreError):
     """A store that keeps state per conversation was asked about a request with no thread id.
 

@@ -174,11 +174,16 @@ class TestDemoCatalog:
 @pytest.mark.skipif(toolscout_unavailable() is not None, reason="toolscout.ToolIndex not built yet")
 def test_quick_benchmark_run(tmp_path: Path) -> None:
     """A smoke test of the benchmark code: the lexical engines and their peers on a sample
-    (semantic search and the gateway are measured by `make bench`, not by the tests)."""
+    (semantic search, the gateway and start-up are measured by `make bench`, not by the
+    tests)."""
     report = tmp_path / "latest.md"
     command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
     result = subprocess.run(
-        [sys.executable, *command, "--no-semantic", "--no-gateway", "--output", str(report)],
+        [
+            sys.executable,
+            *command,
+            *("--no-semantic", "--no-gateway", "--no-startup", "--output", str(report)),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -176,3 +176,67 @@ class TestFileErrors:
         ) as raised:
             load_tools(path)
         assert "not a tool catalog" in str(raised.value)
+
+
+ALIAS_BOMB = """\
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+tools:
+- name: bomb
+  inputSchema: {type: object, properties: {p: {type: array, default: *e}}}
+"""
+
+
+class TestHostileFiles:
+    """Files made to exhaust a reader: each is one clear CatalogFormatError naming the
+    file and the place, never a RecursionError or minutes of work."""
+
+    @pytest.mark.parametrize("filename", ["tools.json", "tools.jsonl", "tools.yaml"])
+    def test_nesting_five_thousand_deep_is_refused(self, tmp_path: Path, filename: str) -> None:
+        path = write(tmp_path, filename, "[" * 5_000 + "]" * 5_000 + "\n")
+        with pytest.raises(
+            CatalogFormatError,
+            match=rf"{re.escape(str(path))}: invalid (JSON|YAML) at line 1, column 101: "
+            "nested more than 100 levels deep",
+        ):
+            load_tools(path)
+
+    def test_a_schema_nested_a_hundred_deep_is_read(self, tmp_path: Path) -> None:
+        schema: dict[str, Any] = {"type": "object"}
+        for _ in range(48):  # two levels each: a schema, then its `properties`
+            schema = {"type": "object", "properties": {"inner": schema}}
+        tool = {"name": "deep", "description": "Deep.", "inputSchema": schema}
+        for filename in ("tools.json", "tools.yaml"):
+            assert [tool.name for tool in load_tools(write(tmp_path, filename, [tool]))] == ["deep"]
+
+    def test_a_yaml_anchor_that_contains_itself_is_refused(self, tmp_path: Path) -> None:
+        path = write(tmp_path, "tools.yaml", "&x [*x, *x]\n")
+        with pytest.raises(
+            CatalogFormatError,
+            match=rf"{re.escape(str(path))}: invalid YAML at line 1, column 5: the alias \*x "
+            "is inside its own anchor &x",
+        ):
+            load_tools(path)
+
+    def test_a_yaml_alias_bomb_is_refused(self, tmp_path: Path) -> None:
+        path = write(tmp_path, "tools.yaml", ALIAS_BOMB)
+        assert path.stat().st_size < 400
+        with pytest.raises(CatalogFormatError, match=r"its aliases expand to [\d,]+ values"):
+            load_tools(path)
+
+    def test_aliases_that_share_a_schema_are_read(self, tmp_path: Path) -> None:
+        shared = "common: &city {type: object, properties: {city: {type: string}}}\n"
+        text = (
+            shared
+            + "tools:\n"
+            + "".join(
+                f"- {{name: tool_{i}, description: Tool {i}., inputSchema: *city}}\n"
+                for i in range(200)
+            )
+        )
+        tools = load_tools(write(tmp_path, "tools.yaml", text))
+        assert len(tools) == 200
+        assert tools[199].input_schema["properties"] == {"city": {"type": "string"}}

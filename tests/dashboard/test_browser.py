@@ -73,7 +73,7 @@ def test_toggle_pin_query_threshold_and_save(
     page.keyboard.press("End")
     expect(page.locator("#threshold-value")).to_have_text("1.00")
     expect(page.locator("#results .hit")).to_have_count(0)
-    expect(page.locator("#query-status")).to_contain_text("No tool reaches the threshold 1.00")
+    expect(page.locator("#query-status")).to_contain_text("below the threshold 1.00")
 
     page.locator("#save-open").click()
     dialog = page.locator("#save-dialog")

@@ -16,6 +16,7 @@ import yaml
 
 from tests.gateway.conftest import http_client, run, server
 from tests.gateway.conftest import write_config as write_gateway_config
+from tests.limits import HANG
 
 from .conftest import CATALOG_FILE, TOOLSCOUT, DashboardProcess
 
@@ -25,16 +26,16 @@ def toolscout(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
         [str(TOOLSCOUT), *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         env={**os.environ, **(env or {})},
     )
 
 
 def test_the_served_page_answers(served: DashboardProcess) -> None:
     assert served.url.startswith("http://127.0.0.1:")
-    state = httpx.get(served.url + "api/state", timeout=10).json()
+    state = httpx.get(served.url + "api/state", timeout=HANG).json()
     assert state["tools"] == 12
-    assert "toolscout" in httpx.get(served.url, timeout=10).text
+    assert "toolscout" in httpx.get(served.url, timeout=HANG).text
 
 
 def test_a_token_is_required_beyond_loopback() -> None:
@@ -51,12 +52,52 @@ def test_with_a_token_the_printed_link_carries_it(tmp_path: Path) -> None:
     try:
         assert process.url.endswith("/?token=tok-123")
         local = process.url.replace("0.0.0.0", "127.0.0.1")
-        assert httpx.get(local.split("?")[0] + "api/state", timeout=10).status_code == 401
-        with httpx.Client(timeout=10, follow_redirects=True) as client:
+        assert httpx.get(local.split("?")[0] + "api/state", timeout=HANG).status_code == 401
+        with httpx.Client(timeout=HANG, follow_redirects=True) as client:
             assert client.get(local).status_code == 200
             assert client.get(local.split("?")[0] + "api/state").json()["tools"] == 1647
     finally:
         process.stop()
+
+
+class TestOpen:
+    def test_without_a_display_it_says_where_to_point_a_browser(self, tmp_path: Path) -> None:
+        headless = {"DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": ""}
+        process = DashboardProcess(
+            str(CATALOG_FILE), "--config", str(tmp_path / "t.yaml"), "--open", env=headless
+        )
+        try:
+            hint = process.wait_for(r"(--open: no web browser could be opened here.*)")
+            port = served_port(process.url)
+            assert f"open {process.url} in a browser" in hint
+            assert f"ssh -L {port}:127.0.0.1:{port}" in hint
+        finally:
+            process.stop()
+
+    def test_the_browser_browser_names_gets_the_page(self, tmp_path: Path) -> None:
+        opened = tmp_path / "opened.txt"
+        browser = tmp_path / "browser.py"
+        browser.write_text(
+            "import pathlib, sys\npathlib.Path(sys.argv[2]).write_text(sys.argv[1])\n"
+        )
+        process = DashboardProcess(
+            str(CATALOG_FILE),
+            *("--config", str(tmp_path / "t.yaml"), "--open"),
+            env={"DISPLAY": "", "BROWSER": f"{sys.executable} {browser} %s {opened}"},
+        )
+        try:
+            # The page answers once the browser command has returned.
+            assert httpx.get(process.url + "api/state", timeout=HANG).status_code == 200
+            assert opened.read_text() == process.url
+            assert not any("--open:" in line for line in process.lines)
+        finally:
+            process.stop()
+
+
+def served_port(url: str) -> int:
+    port = httpx.URL(url).port
+    assert port is not None
+    return port
 
 
 def test_a_port_in_use_is_one_line_with_the_fix() -> None:
@@ -105,7 +146,7 @@ def test_without_the_extra_the_message_names_it() -> None:
         """
     )
     finished = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG
     )
     assert finished.returncode == 2
     assert finished.stderr.strip().endswith("pip install 'toolscout[dashboard]'")
@@ -120,7 +161,7 @@ def test_beside_a_gateway_it_shows_upstreams_and_sessions(tmp_path: Path) -> Non
     process = DashboardProcess("--config", str(config))
     try:
         mcp_url = process.wait_for(r"serving MCP on (http://\S+)")
-        state = httpx.get(process.url + "api/state", timeout=10).json()
+        state = httpx.get(process.url + "api/state", timeout=HANG).json()
         assert state["gateway"] and state["settings"]["mode"] == "proxy"
 
         async def search() -> str:
@@ -129,18 +170,18 @@ def test_beside_a_gateway_it_shows_upstreams_and_sessions(tmp_path: Path) -> Non
                 return str(result.content[0].text)  # type: ignore[union-attr]
 
         assert "notes__" in run(search)
-        view = httpx.get(process.url + "api/gateway", timeout=10).json()
+        view = httpx.get(process.url + "api/gateway", timeout=HANG).json()
         assert view["mcp_url"] == mcp_url
         states = {u["name"]: (u["state"], u["tools"] > 0) for u in view["upstreams"]}
         assert states == {"notes": ("connected", True), "files": ("connected", True)}
         (session,) = view["sessions"]
         assert session["discovered"] and all(t.startswith("notes__") for t in session["discovered"])
-        tokens = httpx.get(process.url + "api/tokens", timeout=10).json()
+        tokens = httpx.get(process.url + "api/tokens", timeout=HANG).json()
         assert tokens["live"]["requests"] >= 1
 
         # Saving keeps the servers as the file had them.
-        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=10)
-        assert httpx.post(process.url + "api/save", json={}, timeout=10).status_code == 200
+        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=HANG)
+        assert httpx.post(process.url + "api/save", json={}, timeout=HANG).status_code == 200
         data = yaml.safe_load(config.read_text())
         assert data["servers"]["notes"] == server("notes")
         assert data["tool_search"]["max_results"] == 4
@@ -180,8 +221,8 @@ def test_saving_keeps_a_linked_file_linked_its_mode_and_its_variables(tmp_path: 
     process = DashboardProcess("--config", str(link), env={"NOTES_TOKEN": "s3cret-value"})
     try:
         process.wait_for(r"serving MCP on (http://\S+)")
-        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=10)
-        assert httpx.post(process.url + "api/save", json={}, timeout=10).status_code == 200
+        httpx.patch(process.url + "api/settings", json={"max_results": 4}, timeout=HANG)
+        assert httpx.post(process.url + "api/save", json={}, timeout=HANG).status_code == 200
     finally:
         process.stop()
     assert link.is_symlink() and link.resolve() == real.resolve()

@@ -121,7 +121,8 @@ class TestQuery:
         assert view.results == []
         assert view.absent
         assert all("below the threshold 0.95" in (hit.absent_reason or "") for hit in view.absent)
-        assert view.notice and view.notice.startswith("No tool reaches the threshold 0.95")
+        assert view.notice and view.notice.startswith("The best tool scores ")
+        assert "below the threshold 0.95" in view.notice
 
     def test_tools_past_max_results_are_absent_and_say_so(self, tmp_path: Path) -> None:
         view = make_dashboard(tmp_path, max_results=1, threshold=0).search("search")

@@ -1,7 +1,7 @@
 """Shared builders for the gateway tests: the test servers as real subprocesses, gateway
 configs, `toolscout serve` processes, and real MCP client sessions over stdio and HTTP.
 
-Every wait is bounded: a scenario runs under `run()`, which fails it after `LIMIT` seconds,
+Every wait is bounded: a scenario runs under `run()`, which fails it after `HANG` seconds,
 and every process is killed at teardown, so a hang can never stall the suite.
 """
 
@@ -28,17 +28,16 @@ import yaml
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.limits import HANG
 from tests.state.conftest import redis_url  # noqa: F401 - the real redis-server fixture
 
 SERVERS = Path(__file__).parent / "servers"
 TOOLSCOUT = Path(sys.executable).with_name("toolscout")
-#: Seconds any one scenario may take.
-LIMIT = 30.0
 TOKEN = "test-token-0123456789"
 _ResultT = TypeVar("_ResultT")
 
 
-def run(scenario: Callable[[], Awaitable[_ResultT]], limit: float = LIMIT) -> _ResultT:
+def run(scenario: Callable[[], Awaitable[_ResultT]], limit: float = HANG) -> _ResultT:
     """Run an async scenario to completion, failing it after `limit` seconds."""
 
     async def bounded() -> _ResultT:
@@ -53,13 +52,20 @@ def server(name: str, *args: str, **settings: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(SERVERS / f"{name}.py"), *args], **settings}
 
 
+async def until(condition: Callable[[], bool], limit: float = HANG) -> None:
+    """Wait for `condition`, checking every 50 ms; `limit` only bounds a hang."""
+    with anyio.fail_after(limit):
+        while not condition():
+            await anyio.sleep(0.05)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
-def wait_for_port(port: int, process: subprocess.Popen[Any], limit: float = 15.0) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[Any], limit: float = HANG) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -151,7 +157,7 @@ class LoggedProcess:
             self.lines.append(line)
             self._queue.put(line)
 
-    def wait_for(self, pattern: str, limit: float = 20.0) -> str:
+    def wait_for(self, pattern: str, limit: float = HANG) -> str:
         """The first group of the first stderr line from now on that matches `pattern`."""
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
@@ -179,7 +185,7 @@ class GatewayProcess(LoggedProcess):
         super().__init__(["serve", "--config", str(config), "--transport", "http", *args], env=env)
         self._url: str | None = None
 
-    def url(self, limit: float = 60.0) -> str:
+    def url(self, limit: float = HANG) -> str:
         """The URL it serves on, once it listens."""
         if self._url is None:
             self._url = self.wait_for(r"serving MCP on (http://\S+)", limit)
@@ -187,27 +193,25 @@ class GatewayProcess(LoggedProcess):
 
 
 @asynccontextmanager
-async def stdio_client(config: Path) -> AsyncIterator[Client]:
-    """A real MCP client session with `toolscout serve --config config` over stdio."""
-    # A stdio client passes on a minimal environment: the test's PYTHONPATH is added so that
-    # the gateway runs the code under test.
-    path = os.environ.get("PYTHONPATH")
+async def stdio_client(config: Path, **options: Any) -> AsyncIterator[Client]:
+    """A real MCP client session with `toolscout serve --config config` over stdio;
+    `options` go to the `Client` (callbacks, `mode`...). The gateway gets this process's
+    environment (the SDK would pass only `PATH` and a few others), so that it runs the code
+    under test, `PYTHONPATH` included."""
     parameters = StdioServerParameters(
-        command=str(TOOLSCOUT),
-        args=["serve", "--config", str(config)],
-        env={"PYTHONPATH": path} if path else None,
+        command=str(TOOLSCOUT), args=["serve", "--config", str(config)], env=dict(os.environ)
     )
-    async with Client(parameters) as client:
+    async with Client(parameters, **options) as client:
         yield client
 
 
 @asynccontextmanager
 async def http_client(url: str, token: str | None = TOKEN, **options: Any) -> AsyncIterator[Client]:
-    """A real MCP client session with a gateway over streamable HTTP; `options` go to
-    `Client` (`message_handler=...`)."""
+    """A real MCP client session with a gateway over streamable HTTP; `options` go to the
+    `Client` (callbacks, `mode`...)."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http,
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HANG)) as http,
         Client(streamable_http_client(url, http_client=http), **options) as client,
     ):
         yield client

@@ -32,6 +32,7 @@ from tests.gateway.conftest import (
     server,
     write_config,
 )
+from tests.limits import HANG
 from toolscout.catalog import Tool
 from toolscout.cli import app
 from toolscout.gateway import GatewayConfig, GatewayRequest, serve
@@ -70,7 +71,7 @@ class TestAuthentication:
         if authorization is not None:
             headers["Authorization"] = authorization
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-        response = httpx2.post(notes_gateway, json=body, headers=headers, timeout=10)
+        response = httpx2.post(notes_gateway, json=body, headers=headers, timeout=HANG)
         assert response.status_code == 401
         assert response.headers["www-authenticate"].startswith("Bearer")
 
@@ -141,7 +142,7 @@ class Caller:
 
     def open(self) -> httpx2.Response:
         """`initialize`, then `notifications/initialized`; keeps the session id."""
-        response = httpx2.post(self.url, json=INITIALIZE, headers=self.headers, timeout=10)
+        response = httpx2.post(self.url, json=INITIALIZE, headers=self.headers, timeout=HANG)
         if response.status_code == 200:
             self.session_id = response.headers.get("mcp-session-id")
             self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -156,10 +157,10 @@ class Caller:
         return self.send(message, session_id)
 
     def send(self, message: dict[str, Any], session_id: str | None = None) -> httpx2.Response:
-        return httpx2.post(self.url, json=message, headers=self._with(session_id), timeout=10)
+        return httpx2.post(self.url, json=message, headers=self._with(session_id), timeout=HANG)
 
     def delete(self, session_id: str | None = None) -> httpx2.Response:
-        return httpx2.delete(self.url, headers=self._with(session_id), timeout=10)
+        return httpx2.delete(self.url, headers=self._with(session_id), timeout=HANG)
 
     def _with(self, session_id: str | None) -> dict[str, str]:
         session_id = session_id or self.session_id
@@ -261,7 +262,7 @@ async def serving_http(config: GatewayConfig, filter: Any) -> AsyncIterator[str]
                 serve, config, transport="http", port=port, filter=filter, console=console
             )
         )
-        with anyio.fail_after(20):
+        with anyio.fail_after(HANG):
             while "serving MCP on" not in output.getvalue():
                 await anyio.sleep(0.05)
         try:
@@ -348,8 +349,7 @@ class TestNotifications:
                 await client.call_tool(
                     "call_tool", {"name": "notes__add_tool", "arguments": arguments}
                 )
-                with anyio.fail_after(5):
-                    await changed.wait()
+                await changed.wait()
                 after = [tool.name for tool in (await client.list_tools()).tools]
                 return before, after
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.limits import HANG
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FRAMEWORK_OF = {
     "pydantic_ai_agent.py": "pydantic_ai",
@@ -25,7 +27,7 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, str(EXAMPLES / name), *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         check=False,
         env={**environment, "PYTHONIOENCODING": "utf-8"},
     )

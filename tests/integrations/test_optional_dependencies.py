@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+from tests.limits import HANG
+
 FRAMEWORKS = ("pydantic_ai", "langchain", "langchain_core", "langgraph", "agents")
 
 
@@ -17,7 +19,7 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         check=False,
     )
 

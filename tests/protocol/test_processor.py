@@ -323,6 +323,26 @@ class TestConfiguration:
         with pytest.raises(ToolSearchConfigError, match=message):
             ToolSearch(make_catalog(), **options)
 
+    @pytest.mark.parametrize("min_score", [float("nan"), float("inf"), float("-inf")])
+    def test_a_min_score_that_is_not_finite_is_refused(self, min_score: float) -> None:
+        with pytest.raises(ToolSearchConfigError, match="min_score: Input should be a finite"):
+            ToolSearch(make_catalog(), min_score=min_score)
+
+    def test_an_empty_thread_id_is_an_anonymous_conversation(self) -> None:
+        search = make_search()  # its store refuses requests without a thread id
+        result = call(search, "load_tool", "", names=["get_forecast"])
+        assert not result.is_error
+        messages = [{"role": "tool", "tool_call_id": "call_load_tool", "content": result.content}]
+        for thread_id in (None, ""):  # read from the messages, as for None
+            assert "get_forecast" in names(search.prepare(thread_id, messages))
+            assert "get_forecast" not in names(search.prepare(thread_id))
+            called = search.execute(
+                ToolCall("get_forecast", {"city": "Paris"}), thread_id, None, messages=messages
+            )
+            assert called.content == "Sunny in Paris for 1 day(s)"
+        assert isinstance(search.store, InMemoryStore)
+        assert search.store.stats().threads == 0  # nothing was saved for ""
+
     def test_config_object_and_pinned_ids(self) -> None:
         config = ToolSearchConfig(mode="auto_load", pinned=["translate_text"])
         search = ToolSearch(make_catalog(), config, max_results=3)
@@ -331,3 +351,30 @@ class TestConfiguration:
 
     def test_repr(self) -> None:
         assert "mode='load'" in repr(ToolSearch(Catalog([Tool(name="a")])))
+
+
+class TestSlowPatternSearches:
+    def test_other_sessions_are_answered_while_a_pattern_search_runs(self) -> None:
+        # Each of these patterns costs RE2 its time budget on this catalog (issue 13, break
+        # 3): run on the event loop, the search would hold every other session meanwhile.
+        words = ["alpha", "beta", "gamma", "delta", "weather", "forecast", "invoice", "report"]
+        catalog = Catalog(
+            Tool(name=f"tool_{n}", description=" ".join(words[(n + i) % 8] for i in range(400)))
+            for n in range(500)
+        )
+        search = make_search(catalog, engine="regex")
+        slow = ToolCall("search_tools", {"queries": [f"(?s)(a|.){{0,1000}}#{n}" for n in range(5)]})
+
+        async def main() -> tuple[Any, int]:
+            searching = asyncio.create_task(search.aexecute(slow, "slow"))
+            await asyncio.sleep(0)  # the search has started
+            answered = 0
+            while not searching.done():
+                assert names(await search.aprepare("other"))[-2:] == ["search_tools", "load_tool"]
+                answered += 1
+                await asyncio.sleep(0)
+            return await searching, answered
+
+        result, answered = asyncio.run(main())
+        assert "stopped after 0.1s" in result.content
+        assert answered > 0

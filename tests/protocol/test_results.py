@@ -35,6 +35,17 @@ def test_compact_definition_of_a_nested_schema() -> None:
     ]
 
 
+def test_compact_definition_of_a_schema_that_refers_to_itself() -> None:
+    # A tree: each node is a list of nodes or a number. Described to a bounded depth.
+    node = {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/node"}}, {"type": "number"}]}
+    schema = {"type": "object", "properties": {"tree": {"$ref": "#/$defs/node"}}}
+    schema["$defs"] = {"node": node}
+    lines = compact_definition(ToolDefinition("t", "Sums a tree.", schema, "meta"))
+    assert lines[0] == "t: Sums a tree."
+    assert lines[1].startswith("  tree: array of array of")
+    assert lines[1].endswith("or number")
+
+
 def test_purpose_is_one_short_line() -> None:
     assert purpose("First line\nstill first. Second.") == "First line still first."
     assert len(purpose("x" * 500)) == 160

@@ -386,6 +386,13 @@ class TestOutOfRangeArguments:
         with pytest.raises(SearchConfigError, match="threshold must be between 0 and 1"):
             make_index(engine=engine).search("weather", threshold=threshold)
 
+    @pytest.mark.parametrize("min_score", [float("nan"), float("inf"), float("-inf"), True, "1"])
+    def test_min_score_that_is_not_a_finite_number_is_refused(
+        self, engine: str, min_score: Any
+    ) -> None:
+        with pytest.raises(SearchConfigError, match="min_score must be a finite number or None"):
+            make_index(engine=engine).search("weather", min_score=min_score)
+
     @pytest.mark.parametrize("engine_name", ["BM25", "", "vector", "Hybrid"])
     def test_unknown_engine_is_refused(self, engine_name: str) -> None:
         with pytest.raises(SearchConfigError, match="unknown engine"):

@@ -278,7 +278,7 @@ class TestSynonyms:
             "from toolscout.catalog import Tool\n"
             "from toolscout.search import ToolIndex\n"
             "tool = Tool(name='finder', description='Search, look up, locate or find records.')\n"
-            "hit = ToolIndex([tool]).search('find records', threshold=0)[0]\n"
+            "hit = ToolIndex([tool], engine='bm25').search('find records', threshold=0)[0]\n"
             "print([term.index_term for term in hit.matched_terms])\n"
         )
         outputs = {
@@ -293,6 +293,21 @@ class TestSynonyms:
         }
         assert len(outputs) == 1
         assert "'search'" in outputs.pop()
+
+    def test_a_synonym_scores_the_same_whether_or_not_another_tool_has_parameters(self) -> None:
+        # Parameters are a supporting field; a catalog without any once weighed synonyms by
+        # their idf twice.
+        event = make_tool("create_event", "Create an event in the calendar.")
+        plain = [event, make_tool("delete_file", "Delete a file from disk.")]
+        with_parameter = [
+            event,
+            make_tool("delete_file", "Delete a file from disk.", parameters={"path": {}}),
+        ]
+        scores = [
+            make_index(tools, threshold=0).search("add an event")[0].score
+            for tools in (plain, with_parameter)
+        ]
+        assert scores[0] == pytest.approx(scores[1])
 
     def test_synonym_weight_is_configurable(self) -> None:
         tools = [make_tool("remove_user", "Remove a user."), make_tool("kill_user", "Kill.")]
@@ -452,9 +467,10 @@ class TestThresholds:
     ) -> None:
         everything = index.search("get current weather", k=20, threshold=0)
         kept = index.search("get current weather", k=20, threshold=threshold)
-        half = [hit.tool.name for hit in everything if hit.normalized_score >= threshold / 2]
-        reached = everything[0].normalized_score >= threshold
-        assert names(kept) == (half if reached else [])
+        best = everything[0].normalized_score
+        floor = max(threshold / 2, best / 3)
+        kept_ones = [hit.tool.name for hit in everything if hit.normalized_score >= floor]
+        assert names(kept) == (kept_ones if best >= threshold else [])
 
     def test_min_score_compares_raw_scores(self, index: ToolIndex) -> None:
         everything = index.search("slack message", k=10, threshold=0)

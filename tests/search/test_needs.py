@@ -108,6 +108,7 @@ class TestSearch:
         assert "delete_file" not in names(hits)
         assert "send_email" in names(hits)
         assert all(hit.normalized_score >= index.threshold / 2 for hit in hits)
+        assert hits[0].normalized_score >= index.threshold
 
     def test_nothing_found_keeps_the_notice(self) -> None:
         results = make_index().search("tell me a joke; then sing me a song please")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import pytest
@@ -201,6 +205,44 @@ class TestRegexSafety:
             regex=RegexOptions(time_budget=30),  # never cut short: the pattern must finish
         )
         assert names(index.search(pattern, k=50)) == ["target"]
+
+    def test_a_pattern_that_defeats_re2s_dfa_stops_at_the_budget(self) -> None:
+        # One RE2 call over this catalog's 1.3 MB of text with this pattern runs for minutes
+        # (RE2 simulates its automaton, tens of microseconds per byte): the search must stop
+        # near its 0.1 s budget. Run in a new process, so that a hang cannot stall the suite.
+        program = textwrap.dedent(
+            """
+            import json, time
+            from toolscout import Catalog, Tool, ToolIndex
+
+            words = "alpha beta gamma delta weather forecast invoice report ".split()
+            catalog = Catalog(
+                Tool(name=f"tool_{n}", description=" ".join(words[(n * 7 + i) % 8]
+                     for i in range(400)))
+                for n in range(500)
+            )
+            index = ToolIndex(catalog, engine="regex")
+            index.refresh()
+            began = time.monotonic()
+            results = index.search("(?s)(a|.){0,1000}#")
+            print(json.dumps({"seconds": time.monotonic() - began, "notice": results.notice}))
+            """
+        )
+        finished = subprocess.run(
+            [sys.executable, "-c", program], capture_output=True, text=True, timeout=240
+        )
+        assert finished.returncode == 0, finished.stderr
+        measured = json.loads(finished.stdout)
+        assert "stopped after 0.1s" in measured["notice"]
+        assert measured["seconds"] < 30  # generous: about 0.2 s of computing
+
+    def test_a_pattern_that_spans_tools_is_searched_tool_by_tool(self) -> None:
+        # `(?s)` lets a match run from one tool's text into the next; such a match is no
+        # tool's, and the tools on either side are checked on their own.
+        tools = [make_tool(f"tool_{n}", "a" * 10) for n in range(1_000)]
+        tools.append(make_tool("target", "a" * 30))
+        index = make_index(tools, engine="regex", regex=RegexOptions(time_budget=30))
+        assert names(index.search("(?s)(.*a){25}", k=5)) == ["target"]
 
     def test_pattern_too_big_for_the_memory_limit_is_refused(self) -> None:
         index = make_index(engine="regex", regex=RegexOptions(max_memory=1 << 16))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.limits import HANG
 from toolscout.state import InMemoryStore, RedisStore, SQLiteStore, ThreadStore
 
 STORE_KINDS = ("memory", "sqlite", "redis")
@@ -40,8 +41,9 @@ class FakeClock:
 
 class Stores:
     """Makes stores of one kind that share one backend (a SQLite file, a Redis key prefix of
-    their own), and moves their time: a fake clock for memory and SQLite, real time for Redis,
-    whose keys expire by the server's clock."""
+    their own), and moves their time: a fake clock for memory and SQLite; for Redis, whose
+    keys expire by the server's clock, the stores' data is aged instead (see `_age_redis`),
+    so no test sleeps and none depends on how fast the machine is."""
 
     def __init__(self, kind: str, folder: Path, redis_url: str | None) -> None:
         self.kind = kind
@@ -65,7 +67,7 @@ class Stores:
 
     def advance(self, seconds: float) -> None:
         if self.kind == "redis":
-            time.sleep(seconds)
+            _age_redis(self.redis_url or "", self.key_prefix, seconds)
         else:
             self.clock.advance(seconds)
 
@@ -125,7 +127,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _unavailable("the redis package is not installed (pip install -e '.[redis]')")
     folder = tmp_path_factory.mktemp("redis")
     for _attempt in range(3):  # another process may take the port before the server does
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [
                 binary,
@@ -152,14 +154,39 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.wait(timeout=10)
 
 
-def _free_port() -> int:
+def _age_redis(url: str, key_prefix: str, seconds: float) -> None:
+    """Makes the keys under `key_prefix` look `seconds` older to the server: each thread's
+    key lives that much less (a key whose time is up is deleted, as Redis would have done),
+    and the index's access times, in milliseconds, move back by as much. To the stores, the
+    server's clock has moved on."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    shift = round(seconds * 1000)
+    index = f"{key_prefix}threads".encode()
+    try:
+        for key in client.scan_iter(match=f"{key_prefix}*"):
+            if key == index:
+                scores = client.zrange(key, 0, -1, withscores=True)
+                client.zadd(key, {member: score - shift for member, score in scores})
+                continue
+            left = client.pttl(key)  # -1: it never expires
+            if left > shift:
+                client.pexpire(key, left - shift)
+            elif left >= 0:
+                client.delete(key)
+    finally:
+        client.close()
+
+
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
 def _wait_until_ready(server: subprocess.Popen[bytes], client: Any) -> bool:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline and server.poll() is None:
         try:
             if client.ping():
@@ -192,7 +219,7 @@ def run_writers(stores: Stores, workers: int, count: int) -> None:
             process.stdin.write("go\n")
             process.stdin.flush()
         for process in processes:
-            output, errors = process.communicate(timeout=60)
+            output, errors = process.communicate(timeout=HANG)
             assert process.returncode == 0, errors
             assert output == "done\n"
     finally:

@@ -10,9 +10,13 @@ from typing import Any
 
 import pytest
 
-from toolscout.errors import MissingExtraError, StateStoreError
+from tests.limits import HANG
+from toolscout.errors import MissingExtraError, StateStoreError, StoreUnavailableError
 from toolscout.state import RedisStore
 from toolscout.state.redis import DEFAULT_KEY_PREFIX
+
+from .conftest import free_port
+from .stalled import silent_redis
 
 
 @pytest.fixture
@@ -93,6 +97,44 @@ class TestExpiry:
         assert client.pttl(f"{prefix}thread:t") == -1
 
 
+class TestUnreachableServer:
+    def test_a_server_that_is_not_there_is_unavailable(self) -> None:
+        pytest.importorskip("redis")
+        url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+        store = RedisStore(url, timeout=1)
+        for call in (lambda: store.load("t"), lambda: store.save("t", ["a"]), store.stats):
+            with pytest.raises(StoreUnavailableError, match="is not answering") as raised:
+                call()
+            assert "hunter2" not in str(raised.value)
+            assert ":***@127.0.0.1" in str(raised.value)
+
+    def test_a_server_that_never_answers_is_unavailable_after_the_timeout(self) -> None:
+        pytest.importorskip("redis")
+        with silent_redis() as url:
+            store = RedisStore(url, timeout=0.3)
+            with pytest.raises(StoreUnavailableError, match=r"Timeout reading from"):
+                store.load("t")
+
+    @pytest.mark.parametrize("url", ["http://localhost:6379", "redis://:pw@[::1"])
+    def test_an_invalid_url_is_refused_when_the_store_is_made(self, url: str) -> None:
+        pytest.importorskip("redis")
+        with pytest.raises(StateStoreError, match="invalid Redis URL") as raised:
+            RedisStore(url)
+        assert ":pw@" not in str(raised.value)
+
+    @pytest.mark.parametrize("timeout", [0, -1, True, "5"])
+    def test_an_impossible_timeout_is_refused(self, timeout: Any) -> None:
+        with pytest.raises(StateStoreError, match="timeout must be a positive number"):
+            RedisStore(timeout=timeout)
+
+    def test_a_key_of_another_type_is_a_clear_error(
+        self, redis_url: str, client: Any, prefix: str
+    ) -> None:
+        client.set(f"{prefix}thread:t", "not a sorted set")
+        with pytest.raises(StateStoreError, match="refused a command: WRONGTYPE"):
+            RedisStore(redis_url, key_prefix=prefix).load("t")
+
+
 class TestMissingExtra:
     def test_creating_a_store_without_redis_names_the_extra(
         self, monkeypatch: pytest.MonkeyPatch
@@ -109,6 +151,6 @@ class TestMissingExtra:
             "print('imported')"
         )
         finished = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, check=False
         )
         assert finished.stdout == "imported\n", finished.stderr

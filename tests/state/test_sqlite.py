@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from toolscout.errors import StateStoreError
+from tests.limits import HANG
+from toolscout.errors import StateStoreError, StoreUnavailableError
 from toolscout.state import SQLiteStore
 from toolscout.state.sqlite import SCHEMA_VERSION
+
+from .stalled import locked_by_another_process
 
 
 class TestFile:
@@ -58,6 +61,64 @@ class TestFile:
         with pytest.raises(StateStoreError, match="use InMemoryStore"):
             SQLiteStore(path)
 
+    def test_a_device_is_refused(self) -> None:
+        with pytest.raises(StateStoreError, match="cannot use /dev/null as a SQLite store"):
+            SQLiteStore("/dev/null")
+
+    def test_someone_elses_threads_table_is_refused(self, tmp_path: Path) -> None:
+        path = tmp_path / "app.db"
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE threads (subject TEXT, author TEXT)")
+        with pytest.raises(
+            StateStoreError,
+            match=r"app\.db has a table 'threads' that toolscout did not make \(columns "
+            r"subject, author\)",
+        ):
+            SQLiteStore(path)
+        with sqlite3.connect(path) as connection:  # and the file is left as it was
+            assert connection.execute("SELECT name FROM sqlite_master").fetchall() == [("threads",)]
+
+    def test_a_damaged_page_is_one_clear_error(self, tmp_path: Path) -> None:
+        path = tmp_path / "state.db"
+        with SQLiteStore(path) as store:
+            for number in range(300):
+                store.save(f"t{number}", [f"tool-{tool}" for tool in range(20)])
+        damaged = bytearray(path.read_bytes())
+        damaged[4096 * 3 : 4096 * 3 + 100] = b"\xff" * 100
+        path.write_bytes(bytes(damaged))
+        with (
+            pytest.raises(StateStoreError, match=r"state\.db as a SQLite store: database disk"),
+            SQLiteStore(path) as store,
+        ):
+            for number in range(300):
+                store.load(f"t{number}")
+
+    def test_a_file_locked_too_long_is_unavailable(self, tmp_path: Path) -> None:
+        path = tmp_path / "state.db"
+        with SQLiteStore(path, timeout=0.2) as store, locked_by_another_process(path):
+            for call in (lambda: store.load("t"), lambda: store.save("t", ["a"])):
+                with pytest.raises(
+                    StoreUnavailableError,
+                    match=r"state\.db stayed locked by another connection for more than 0\.2 s",
+                ):
+                    call()
+        with SQLiteStore(path) as store:
+            assert store.load("t") == []
+
+    def test_closing_while_another_thread_waits_for_the_lock(self, tmp_path: Path) -> None:
+        path = tmp_path / "state.db"
+        store = SQLiteStore(path, timeout=60)
+        outcome: list[object] = []
+        with locked_by_another_process(path):
+            waiting = threading.Thread(target=lambda: outcome.append(store.load("t")))
+            waiting.start()
+            waiting.join(0.5)  # now inside SQLite, waiting for the lock
+            store.close()  # must not close the connection under the waiting thread's feet
+        waiting.join(60)
+        assert outcome == [[]]
+        with pytest.raises(StateStoreError, match="is closed"):
+            store.load("t")
+
     def test_a_closed_store_says_so(self, tmp_path: Path) -> None:
         store = SQLiteStore(tmp_path / "state.db")
         store.close()
@@ -82,7 +143,7 @@ class TestConnections:
         store.save("t", ["from-parent"])
         child = multiprocessing.get_context("fork").Process(target=_save_in_child, args=(store,))
         child.start()
-        child.join(timeout=30)
+        child.join(timeout=HANG)
         assert child.exitcode == 0
         assert store.load("t") == ["from-parent", "from-child"]
         store.close()

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from toolscout.catalog.ingest import to_tools
 from toolscout.catalog.tool import Tool
 from toolscout.errors import CatalogFormatError, ToolDefinitionError
+from toolscout.safe_loading import parse_json, parse_yaml
 
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
@@ -27,7 +26,9 @@ def load_tools(path: str | Path, *, namespace: str | None = None) -> list[Tool]:
 
     Raises:
         CatalogFormatError: the file is missing, unreadable, empty, not valid JSON or YAML
-            (the message gives line and column), or holds no known tool shape. The message
+            (the message gives line and column), nested too deeply, a YAML file whose
+            aliases refer to themselves or expand beyond bounds (`toolscout.safe_loading`),
+            or holds no known tool shape. The message
             starts with the file's path, as does every error this function raises.
         ToolDefinitionError: a definition in the file has wrong values.
     """
@@ -68,7 +69,7 @@ def _parse(text: str, path: Path) -> Any:
 
 def _parse_json(text: str, path: Path, *, line_number: int | None = None) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as error:
         line = error.lineno if line_number is None else line_number
         raise CatalogFormatError(
@@ -77,8 +78,10 @@ def _parse_json(text: str, path: Path, *, line_number: int | None = None) -> Any
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
+    import yaml  # JSON catalogs, the demo's included, never need it
+
     try:
-        return yaml.safe_load(text)
+        return parse_yaml(text)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         position = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from toolscout.catalog import Catalog
 from toolscout.data import demo_catalog_path
 from toolscout.errors import ToolScoutError
+
+if TYPE_CHECKING:
+    from toolscout.catalog import Catalog
 
 CATALOG_HELP = (
     "A JSON, JSON Lines or YAML file of tool definitions (OpenAI, Anthropic or MCP shape), "
@@ -17,6 +20,8 @@ CATALOG_HELP = (
 def load_catalog(source: str) -> Catalog:
     """The catalog named on the command line. The word `demo` always means the bundled
     demo catalog; a file called `demo` can be given as `./demo`."""
+    from toolscout.catalog import Catalog  # not needed for `--help`
+
     if source == "demo":
         return Catalog.from_file(demo_catalog_path())
     path = Path(source)

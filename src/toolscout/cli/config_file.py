@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolscout.config import ToolSearchSettings, load_config
+if TYPE_CHECKING:
+    from toolscout.config import ToolSearchSettings
 
 ConfigOption = Annotated[
     Path | None,
@@ -24,6 +25,10 @@ ConfigOption = Annotated[
 def tool_search_settings(path: Path | None) -> ToolSearchSettings:
     """The `tool_search` block of the file (other sections are the gateway's and are not
     read), or the defaults when no file is given."""
+    from toolscout.config import ToolSearchSettings  # not needed for `--help`
+
     if path is None:
         return ToolSearchSettings()
+    from toolscout.config import load_config
+
     return load_config(path, ToolSearchSettings, section="tool_search")

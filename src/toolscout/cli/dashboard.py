@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
@@ -88,8 +87,12 @@ def dashboard(
 def _has_servers(config: Path) -> bool:
     """Whether the file describes a gateway (a `servers` or `mcpServers` section). A file
     that cannot be read is left for the config loader to report."""
+    import yaml
+
+    from toolscout.safe_loading import parse_yaml
+
     try:
-        data: Any = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data: Any = parse_yaml(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
     return isinstance(data, dict) and ("servers" in data or "mcpServers" in data)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence, Sized
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from toolscout.catalog import Tool
-from toolscout.catalog.lint import LINT_CODES, LintCode, LintIssue, lint_tools, name_collisions
-from toolscout.catalog.tokens import catalog_tokens, tool_tokens
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
+
+# The command's work is imported when it runs, so that `toolscout --help` stays quick.
+if TYPE_CHECKING:
+    from toolscout.catalog import Tool
+    from toolscout.catalog.lint import LintCode, LintIssue
 
 _LARGEST_SHOWN = 5
 _EXAMPLES_PER_CODE = 3
@@ -27,6 +29,9 @@ def inspect(
     ] = False,
 ) -> None:
     """Inspect a tool catalog: namespaces, token cost, name collisions and lint."""
+    from toolscout.catalog.lint import lint_tools, name_collisions
+    from toolscout.catalog.tokens import catalog_tokens, tool_tokens
+
     tools = list(load_catalog(catalog))
     openai_tokens = {tool.id: tool_tokens(tool, "openai_chat") for tool in tools}
     namespaces = Counter(tool.namespace or "(none)" for tool in tools)
@@ -95,6 +100,8 @@ def _collisions_table(collisions: dict[str, list[Tool]]) -> Table:
 
 
 def _lint_report(issues: Sequence[LintIssue], *, show_all: bool) -> list[Text]:
+    from toolscout.catalog.lint import LINT_CODES
+
     if not issues:
         return [Text("Lint: no issues.", style="green")]
     by_code: defaultdict[LintCode, list[LintIssue]] = defaultdict(list)

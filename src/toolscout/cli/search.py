@@ -4,25 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from toolscout.catalog import Tool
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 from toolscout.cli.config_file import ConfigOption, tool_search_settings
-from toolscout.search import (
-    DEFAULT_THRESHOLDS,
-    MAX_K,
-    EngineName,
-    MatchedTerm,
-    SearchResults,
-    ToolIndex,
-    matched_spans,
-)
+from toolscout.search.choices import DEFAULT_THRESHOLDS, MAX_K, EngineName
+
+# The command's work is imported when it runs, so that `toolscout --help` stays quick.
+if TYPE_CHECKING:
+    from toolscout.catalog import Tool
+    from toolscout.search import MatchedTerm, SearchResults
 
 _HIGHLIGHT = "bold yellow"
 _BAR_CELLS = 10
@@ -74,6 +70,8 @@ def search(
     config: ConfigOption = None,
 ) -> None:
     """Search a tool catalog: the best tools for QUERY, best first."""
+    from toolscout.search import ToolIndex
+
     if not query.strip():
         raise typer.BadParameter(
             'it is empty; say what the tool should do, e.g. "send an email"', param_hint="QUERY"
@@ -133,6 +131,8 @@ def _description(tool: Tool, matched_terms: Sequence[MatchedTerm]) -> Text:
 
 
 def _highlighted(text: str, matched_terms: Sequence[MatchedTerm]) -> Text:
+    from toolscout.search import matched_spans
+
     rich_text = Text(text)
     for start, end in matched_spans(text, matched_terms):
         rich_text.stylize(_HIGHLIGHT, start, end)

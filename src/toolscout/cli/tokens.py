@@ -11,8 +11,7 @@ from rich.text import Text
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 from toolscout.cli.config_file import ConfigOption, tool_search_settings
-from toolscout.protocol import Mode, ResultFormat, estimate_tokens
-from toolscout.protocol.config import MAX_RESULTS_LIMIT
+from toolscout.protocol.choices import MAX_RESULTS_LIMIT, Mode, ResultFormat
 
 
 def tokens(
@@ -47,6 +46,8 @@ def tokens(
 
     With --config, the file's mode, result format and max_results are the defaults, so the
     table shows what that configuration saves."""
+    from toolscout.protocol import estimate_tokens  # not needed for `--help`
+
     settings = tool_search_settings(config)
     if config is not None:
         mode = mode or settings.mode

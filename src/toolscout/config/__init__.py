@@ -14,9 +14,19 @@ makes the `ToolSearch` it describes. A mistake is a `ConfigError` naming the fil
 and column of the key, the field and the fix.
 """
 
-from toolscout.config.loading import is_host_file, load_config, parse_config, settings_beside
-from toolscout.config.models import StoreKind, StoreSettings, ToolScoutConfig, ToolSearchSettings
+from typing import TYPE_CHECKING
+
+from toolscout._lazy_exports import lazy_exports
 from toolscout.errors import ConfigError
+
+if TYPE_CHECKING:
+    from toolscout.config.loading import is_host_file, load_config, parse_config, settings_beside
+    from toolscout.config.models import (
+        StoreKind,
+        StoreSettings,
+        ToolScoutConfig,
+        ToolSearchSettings,
+    )
 
 __all__ = [
     "ConfigError",
@@ -29,3 +39,23 @@ __all__ = [
     "parse_config",
     "settings_beside",
 ]
+
+# Imported on first use: the settings' defaults need no file reader.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "toolscout.config.loading": [
+                "is_host_file",
+                "load_config",
+                "parse_config",
+                "settings_beside",
+            ],
+            "toolscout.config.models": [
+                "StoreKind",
+                "StoreSettings",
+                "ToolScoutConfig",
+                "ToolSearchSettings",
+            ],
+        },
+    )

@@ -10,9 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -23,13 +22,22 @@ from pydantic import (
     model_serializer,
 )
 
-from toolscout.catalog.catalog import Catalog
+from toolscout.config.variables import (
+    check_variables,
+    expand_path,
+    expand_variables,
+    path_in_config,
+)
 from toolscout.errors import ToolSearchConfigError
 from toolscout.protocol.config import ToolSearchConfig
-from toolscout.protocol.policy import ToolPolicy
-from toolscout.protocol.processor import ToolSearch
-from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
+
+# Imported where a store or a `ToolSearch` is built: reading the settings (the CLI's
+# defaults) needs neither.
+if TYPE_CHECKING:
+    from toolscout.catalog.catalog import Catalog
+    from toolscout.protocol.policy import ToolPolicy
+    from toolscout.protocol.processor import ToolSearch
 
 StoreKind: TypeAlias = Literal["context", "memory", "sqlite", "redis"]
 """Where discovered tools are kept: read from the conversation (`context`), in this process
@@ -52,9 +60,12 @@ class StoreSettings(BaseModel):
     ttl: float = Field(default=DEFAULT_TTL, ge=0)
     """Seconds a thread's state lives after its last access; 0 keeps it forever."""
     path: Path | None = Field(default=None, validate_default=True)
-    """The SQLite file (`kind: sqlite`, required); relative to the config file's folder."""
+    """The SQLite file (`kind: sqlite`, required); relative to the config file's folder.
+    `${VAR}` in it is read when the store is built, as in `url`."""
     url: str | None = Field(default=None, validate_default=True)
-    """The Redis server (`kind: redis`); `redis://localhost:6379/0` if not given."""
+    """The Redis server (`kind: redis`); `redis://localhost:6379/0` if not given. `${VAR}`
+    and `${VAR:-default}` in it are read from the environment when the store is built, and
+    kept as written in the settings, so a password never reaches a file written from them."""
     anonymous: AnonymousPolicy = "refuse"
     """What the store does with a request without a thread id: `refuse` or `isolate`."""
 
@@ -66,10 +77,9 @@ class StoreSettings(BaseModel):
             raise ValueError("required when kind is sqlite: the SQLite file to keep state in")
         if kind not in (None, "sqlite") and value is not None:
             raise ValueError(f"only used when kind is sqlite (kind is {kind})")
-        folder = (info.context or {}).get(CONFIG_DIR)
-        if value is not None and folder is not None and not value.is_absolute():
-            return Path(folder) / value
-        return value
+        if value is None:
+            return None
+        return path_in_config(str(value), (info.context or {}).get(CONFIG_DIR))
 
     @field_validator("url")
     @classmethod
@@ -77,17 +87,30 @@ class StoreSettings(BaseModel):
         kind = info.data.get("kind")
         if kind not in (None, "redis") and value is not None:
             raise ValueError(f"only used when kind is redis (kind is {kind})")
-        return value
+        return check_variables(value)
 
     def build(self) -> StateStore | None:
-        """The store, or None for `context` (`ToolSearch` reads the messages by default)."""
+        """The store, or None for `context` (`ToolSearch` reads the messages by default).
+
+        Raises:
+            ToolSearchConfigError: the path or URL uses a `${VAR}` that is not set (any more).
+        """
+        from toolscout.state import InMemoryStore, RedisStore, SQLiteStore
+
         if self.kind == "memory":
             return InMemoryStore(self.ttl, anonymous=self.anonymous)
         if self.kind == "sqlite":
             assert self.path is not None  # checked by validation
-            return SQLiteStore(self.path, ttl=self.ttl, anonymous=self.anonymous)
+            try:
+                path = expand_path(self.path)
+            except ValueError as error:
+                raise ToolSearchConfigError(f"tool_search.store.path {error}") from None
+            return SQLiteStore(path, ttl=self.ttl, anonymous=self.anonymous)
         if self.kind == "redis":
-            url = self.url or DEFAULT_REDIS_URL
+            try:
+                url = expand_variables(self.url or DEFAULT_REDIS_URL)
+            except ValueError as error:
+                raise ToolSearchConfigError(f"tool_search.store.url {error}") from None
             return RedisStore(url, ttl=self.ttl, anonymous=self.anonymous)
         return None
 
@@ -146,6 +169,9 @@ class ToolSearchSettings(ToolSearchConfig):
         Raises:
             ToolSearchConfigError: an `always_available` tool that is not in the catalog.
         """
+        from toolscout.catalog.catalog import Catalog
+        from toolscout.protocol.processor import ToolSearch
+
         tools = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         config = self.processor_config(tools)
         return ToolSearch(tools, config, store=self.store.build(), filter=filter)
@@ -162,6 +188,8 @@ class ToolScoutConfig(BaseModel):
 
     def to_yaml(self) -> str:
         """The configuration as YAML that `load_config` reads back to an equal model."""
+        import yaml  # only a config being saved needs it
+
         data = self.model_dump(mode="json", by_alias=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 

@@ -11,6 +11,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from toolscout.errors import ConfigError
+from toolscout.safe_loading import BoundedLoader, parse_json
 
 SourceFormat: TypeAlias = Literal["yaml", "json"]
 
@@ -53,21 +54,26 @@ def read_source(text: str, name: str, format: SourceFormat) -> ConfigSource:
     """The data of a YAML or JSON text, with the position of each key.
 
     Raises:
-        ConfigError: the text is not valid YAML or JSON, or a mapping repeats a key.
+        ConfigError: the text is not valid YAML or JSON, or a mapping repeats a key, or it
+            nests too deeply or has YAML aliases that refer to themselves or expand beyond
+            bounds (`toolscout.safe_loading`).
     """
     if format == "json":
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except json.JSONDecodeError as error:
             raise ConfigError(
                 f"{name}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}"
             ) from None
+        loader = BoundedLoader(text)
         try:  # JSON is (nearly) YAML: the same composer finds the keys' positions
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            node = loader.get_single_node()
         except yaml.YAMLError:
             return ConfigSource(name, data)
+        finally:
+            loader.dispose()
         return ConfigSource(name, data, _positions(node, name))
-    loader = yaml.SafeLoader(text)
+    loader = BoundedLoader(text)
     try:
         node = loader.get_single_node()
         # Walked before construction, which merges `<<` keys into the mapping's node.

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolscout.errors import DashboardError
+from toolscout.safe_loading import parse_json
 
 MAX_QUERIES = 2_000
 """Most labelled queries one check runs (each is a search)."""
@@ -47,7 +48,7 @@ def read_labelled_queries(text: str, resolve: Callable[[str], str]) -> list[Labe
         )
     if stripped.startswith("["):
         try:
-            items = json.loads(stripped)
+            items = parse_json(stripped)
         except json.JSONDecodeError as error:
             raise DashboardError(f"line {error.lineno}: invalid JSON: {error.msg}") from None
         if not isinstance(items, list):
@@ -70,7 +71,7 @@ def _parse_line(line: str, where: str) -> Any:
     text = line.strip()
     if text.startswith("{"):
         try:
-            return json.loads(text)
+            return parse_json(text)
         except json.JSONDecodeError as error:
             raise DashboardError(f"{where}: invalid JSON: {error.msg}") from None
     if _ARROW not in text:

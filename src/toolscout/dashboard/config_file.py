@@ -35,6 +35,7 @@ import yaml
 
 from toolscout.config import ToolSearchSettings, is_host_file, settings_beside
 from toolscout.errors import DashboardError
+from toolscout.safe_loading import parse_json, parse_yaml
 
 EDITED_KEYS = (
     "enabled",
@@ -172,7 +173,7 @@ def _data(path: Path, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        data = parse_json(text) if path.suffix.lower() == ".json" else parse_yaml(text)
     except (yaml.YAMLError, json.JSONDecodeError):
         raise DashboardError(
             f"{path}: no longer valid YAML or JSON; fix it or remove it before saving"
@@ -317,7 +318,7 @@ def _yaml(data: dict[str, Any]) -> str:
 
 def _parsed(text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return parse_yaml(text)
     except yaml.YAMLError:
         return None
 

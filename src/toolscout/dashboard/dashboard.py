@@ -48,6 +48,7 @@ from toolscout.search import (
     ToolIndex,
     choose_engine,
     matched_spans,
+    score_floor,
 )
 
 #: Characters of a description shown in a result; the page is for reading, not for 1 MB.
@@ -220,6 +221,7 @@ class Dashboard:
         absent: list[HitView] = []
         below = beyond = 0
         best = _best_score(hits, pins)
+        floor = score_floor(best, threshold)
         for hit in hits:
             tool = self.catalog.get(hit.tool.id)
             if tool is None:  # removed since
@@ -227,7 +229,7 @@ class Dashboard:
             if tool.pinned or tool.id in pins:
                 reason = "pinned: sent with every request, so search never returns it"
                 absent.append(_hit_view(hit, tool, reason))
-            elif best < threshold or hit.normalized_score < threshold / 2:
+            elif hit.normalized_score < floor:
                 below += 1
                 if below <= _ABSENT_SHOWN:
                     absent.append(_hit_view(hit, tool, _below_reason(hit, best, threshold)))
@@ -553,7 +555,11 @@ def _below_reason(hit: SearchHit, best: float, threshold: float) -> str:
             f"the best tool scores {best:.2f}, below the threshold {threshold:.2f}, so the "
             "search returns none"
         )
-    return f"scores {hit.normalized_score:.2f}, below half the threshold ({threshold / 2:.2f})"
+    floor = score_floor(best, threshold)
+    return (
+        f"scores {hit.normalized_score:.2f}, below {floor:.2f} (half the threshold, or a third "
+        "of the best tool's score)"
+    )
 
 
 def _best_score(ranking: Sequence[SearchHit], pins: set[str]) -> float:
@@ -581,12 +587,12 @@ def _query_check(
     returned: list[str] = []
     place: dict[str, tuple[int, SearchHit]] = {}
     best = _best_score(ranking, pins)
+    floor = score_floor(best, threshold)
     for hit in ranking:
         if hit.tool.id in pins:
             continue
         place[hit.tool.id] = (len(place) + 1, hit)
-        kept = best >= threshold and hit.normalized_score >= threshold / 2
-        if kept and len(returned) < k:
+        if hit.normalized_score >= floor and len(returned) < k:
             returned.append(hit.tool.id)
     found = [tool_id for tool_id in item.expected if tool_id in pins or tool_id in returned]
     ranks = [1 if tool_id in pins else returned.index(tool_id) + 1 for tool_id in found]
@@ -598,7 +604,7 @@ def _query_check(
             misses.append(f"{tool_id}: not among the {MAX_K} best for this query")
             continue
         position, hit = place[tool_id]
-        if best < threshold or hit.normalized_score < threshold / 2:
+        if hit.normalized_score < floor:
             misses.append(
                 f"{tool_id}: ranked {position}, but {_below_reason(hit, best, threshold)}"
             )

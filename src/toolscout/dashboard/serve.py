@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
+import sys
 import webbrowser
 from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
 
 from rich.console import Console
 
@@ -54,15 +57,36 @@ async def serve_dashboard(
 
 
 def announce(console: Console, open_browser: bool) -> Callable[[str], None]:
-    """Prints the page's URL, and opens it in a browser when asked and one is at hand."""
+    """Prints the page's URL, and opens it in a browser when asked; where none can be opened
+    (no display, as over SSH), says so and where to point one."""
 
     def on_ready(url: str) -> None:
         console.print(f"toolscout dashboard: {url}  (Ctrl-C stops it)", highlight=False)
-        if open_browser:
-            with contextlib.suppress(webbrowser.Error):
-                webbrowser.open(url)
+        if open_browser and not _open_in_browser(url):
+            port = urlsplit(url).port
+            console.print(
+                f"--open: no web browser could be opened here; open {url} in a browser on "
+                f"this machine (from another one, forward the port first: ssh -L "
+                f"{port}:127.0.0.1:{port} this-machine)",
+                highlight=False,
+                soft_wrap=True,
+            )
 
     return on_ready
+
+
+def _open_in_browser(url: str) -> bool:
+    """Whether a browser took `url`. Without a display none is tried, unless `BROWSER` names
+    one: Python would start a text browser in this terminal, which the server is using."""
+    graphical = sys.platform in ("darwin", "win32") or any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY")
+    )
+    if not (graphical or os.environ.get("BROWSER")):
+        return False
+    try:
+        return webbrowser.open(url)
+    except webbrowser.Error:
+        return False
 
 
 class _Server(uvicorn.Server):

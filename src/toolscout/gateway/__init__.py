@@ -36,6 +36,7 @@ from toolscout.gateway.config import (
     UpstreamSettings,
 )
 from toolscout.gateway.gateway import Gateway, GatewayRequest
+from toolscout.gateway.resources import gateway_uri, split_gateway_uri
 from toolscout.gateway.serve import serve
 from toolscout.gateway.server import GatewayServer
 from toolscout.gateway.upstream import Upstream, UpstreamState, UpstreamStatus
@@ -56,5 +57,7 @@ __all__ = [
     "UpstreamSettings",
     "UpstreamState",
     "UpstreamStatus",
+    "gateway_uri",
     "serve",
+    "split_gateway_uri",
 ]

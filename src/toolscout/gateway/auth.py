@@ -20,8 +20,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolscout.config.variables import expand_path
 from toolscout.errors import ConfigError
-from toolscout.gateway.config import AuthSettings, expand_path
+from toolscout.gateway.config import AuthSettings
 from toolscout.serving import is_loopback
 
 __all__ = ["BearerAuth", "check_exposure", "identity_of", "is_loopback", "load_tokens"]

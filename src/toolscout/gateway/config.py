@@ -26,10 +26,9 @@ top-level keys (Claude Desktop's `globalShortcut`, `preferences`...) are left to
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias
 
 from pydantic import (
     AliasChoices,
@@ -47,6 +46,12 @@ from toolscout.config.models import (
     StoreSettings,
     ToolScoutConfig,
     ToolSearchSettings,
+)
+from toolscout.config.variables import (
+    check_variables,
+    expand_path,
+    expand_variables,
+    path_in_config,
 )
 from toolscout.protocol.config import Mode
 
@@ -72,8 +77,6 @@ _UPSTREAM_TYPES: dict[str, UpstreamType] = {
 #: Keys of other hosts' server entries that say nothing the gateway uses.
 _HOST_ONLY_KEYS = ("autoApprove", "alwaysAllow", "description")
 _NAMESPACE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_T = TypeVar("_T")
 
 
 class OAuthSettings(BaseModel):
@@ -422,53 +425,9 @@ def namespace_of(name: str, settings: UpstreamSettings) -> str:
     return cleaned or "server"
 
 
-def check_variables(value: _T) -> _T:
-    """`value` as it is, once every `${VAR}` in it (when it is text) is known to be set or
-    to have a default: settings keep the references, and read them when they are used.
-
-    Raises:
-        ValueError: a variable without default is not set.
-    """
-    if isinstance(value, str):
-        expand_variables(value)
-    return value
-
-
 def config_path(value: object, info: ValidationInfo) -> object:
     """A path of the config file: `~` expanded, and relative to the file's folder unless it
     is absolute or starts with a variable (`${HOME}/work`, read when used)."""
     if not isinstance(value, str):
         return value
-    check_variables(value)
-    path = Path(value).expanduser()
-    folder = (info.context or {}).get(CONFIG_DIR)
-    if folder is None or path.is_absolute() or value.startswith("${"):
-        return path
-    return Path(folder) / path
-
-
-def expand_path(path: Path) -> Path:
-    """`path` with its `${VAR}` read from the environment."""
-    return Path(expand_variables(str(path))).expanduser()
-
-
-def expand_variables(text: str) -> str:
-    """`text` with each `${VAR}` replaced by the environment variable's value, or by the
-    default of `${VAR:-default}` when it is unset or empty.
-
-    Raises:
-        ValueError: a variable without default is not set.
-    """
-
-    def value(match: re.Match[str]) -> str:
-        found = os.environ.get(match[1])
-        if found:
-            return found
-        if match[2] is not None:
-            return match[2]
-        raise ValueError(
-            f"uses ${{{match[1]}}}, which is not set in the environment; set it, or write "
-            f"${{{match[1]}:-default}}"
-        )
-
-    return _VARIABLE.sub(value, text)
+    return path_in_config(value, (info.context or {}).get(CONFIG_DIR))

@@ -23,6 +23,8 @@ from toolscout.catalog.tool import NAMESPACE_SEPARATOR
 from toolscout.gateway.config import GatewayConfig, Transport, UpstreamSettings, namespace_of
 from toolscout.gateway.itself import marker_for_children, runs_this_gateway
 from toolscout.gateway.metrics import GatewayMetrics
+from toolscout.gateway.passthrough import Passthrough
+from toolscout.gateway.relay import Relay
 from toolscout.gateway.tools import offered_tools, sync_namespace
 from toolscout.gateway.upstream import StatusCallback, Upstream
 from toolscout.protocol.policy import ToolPolicy
@@ -77,14 +79,17 @@ class Relayed:
 class _Relay:
     """The handler of one upstream tool in the catalog."""
 
-    def __init__(self, upstream: Upstream, name: str) -> None:
+    def __init__(self, upstream: Upstream, name: str, relay: Relay) -> None:
         self._upstream = upstream
         self._name = name
+        self._relay = relay
 
     async def __call__(self, /, **arguments: Any) -> Relayed:
         request = REQUEST_CONTEXT.get()
         progress = request.report_progress if isinstance(request, GatewayRequest) else None
-        return Relayed(await self._upstream.call(self._name, arguments, progress=progress))
+        with self._relay.on_behalf(self._upstream):
+            result = await self._upstream.call(self._name, arguments, progress=progress)
+        return Relayed(result)
 
 
 ListChanged = Callable[[], Awaitable[None]]
@@ -106,6 +111,7 @@ class Gateway:
     `async with gateway.running():` starts every upstream at once, and
     `await gateway.settled()` waits until each has connected or failed once;
     `await gateway.reconfigure(config)` brings it to a changed config while it runs.
+    Prompts, resources and the rest of MCP pass through `gateway.passthrough`.
     """
 
     def __init__(
@@ -135,6 +141,7 @@ class Gateway:
         self._group: anyio.abc.TaskGroup | None = None
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._stopped: dict[str, anyio.Event] = {}
+        self.passthrough = Passthrough(config, lambda: self.search, lambda: self.upstreams)
         self.upstreams = {
             name: self._upstream(name, settings)
             for name, settings in self._wanted_upstreams(config).items()
@@ -182,7 +189,7 @@ class Gateway:
         running = dict(self.upstreams)
         for name, upstream in running.items():
             if wanted.get(name) != upstream.settings:
-                await self._stop(name)
+                await self._stop(name, removed=name not in wanted)
                 changes.append(f"server {name!r} {'changed' if name in wanted else 'removed'}")
         if search is not None:
             old_store, self.search = self.search.store, search
@@ -269,6 +276,7 @@ class Gateway:
             errlog=self._errlog,
             environment=marker_for_children(self.config),
             oauth_dir=serve.oauth_dir,
+            peer=self.passthrough,
         )
 
     def _start(self, upstream: Upstream) -> None:
@@ -288,8 +296,9 @@ class Gateway:
 
         self._group.start_soon(supervise)
 
-    async def _stop(self, name: str) -> None:
-        """Stop an upstream (its process too) and take its tools out of the catalog."""
+    async def _stop(self, name: str, *, removed: bool) -> None:
+        """Stop an upstream (its process too) and take its tools, prompts and resources out
+        of what clients are offered; `removed` when it left the config (rather than changed)."""
         upstream = self.upstreams.pop(name)
         scope, stopped = self._scopes.pop(name, None), self._stopped.pop(name, None)
         if scope is not None and stopped is not None:
@@ -299,6 +308,7 @@ class Gateway:
         report = sync_namespace(self.catalog, upstream.namespace, [])
         for tool_id in report.removed:
             self._definitions.pop(tool_id, None)
+        await self.passthrough.stopped(upstream, removed=removed)
 
     async def _on_tools(
         self,
@@ -321,7 +331,7 @@ class Gateway:
             namespace=namespace,
             settings=upstream.settings,
             pinned=frozenset(pinned),
-            handler=lambda name: _Relay(upstream, name),
+            handler=lambda name: _Relay(upstream, name, self.passthrough.relay),
             deferred=self.config.tool_search.enabled,
         )
         for problem in [*problems, *skipped]:

@@ -26,7 +26,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from toolscout.gateway.config import GatewayConfig, UpstreamSettings, expand_variables
+from toolscout.config.variables import expand_variables
+from toolscout.gateway.config import GatewayConfig, UpstreamSettings
 
 MARKER = "TOOLSCOUT_GATEWAY_CHAIN"
 """The environment variable that carries the chain of gateways above a stdio server."""

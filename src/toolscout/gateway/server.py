@@ -5,6 +5,9 @@ pinned tools (under their ids, with their servers' own definitions) then `search
 `call_tool`. `tools/call` goes through `ToolSearch.aexecute`, which checks the filter and the
 session's discoveries, and relays the call; the upstream's result comes back untouched.
 
+Prompts, resources, completions and logging are answered by `gateway.passthrough`, which
+adds their handlers here (`toolscout.gateway.passthrough`).
+
 A session is the MCP session (`Mcp-Session-Id` over HTTP; the one connection over stdio).
 Over HTTP the gateway speaks the session-based revisions of MCP, since the 2026-07-28 one has
 no sessions to keep discoveries under: a client that probes for it with `server/discover` is
@@ -17,6 +20,7 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import anyio
@@ -27,7 +31,12 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ServerEvent,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 
 import toolscout
@@ -66,11 +75,13 @@ class GatewayServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._bus),
+            advertised=gateway.passthrough.advertised,
         )
         entry = self.server.get_request_handler("server/discover")
         self._discover = entry.handler if entry is not None else None
         self.server.add_request_handler("server/discover", types.RequestParams, self._on_discover)
         gateway.on_list_changed(self.notify_list_changed)
+        gateway.passthrough.serve(self)
 
     def initialization_options(self) -> InitializationOptions:
         return self.server.create_initialization_options()
@@ -84,34 +95,57 @@ class GatewayServer:
                 await self.server.run(read, write, self.initialization_options())
 
     async def notify_list_changed(self, session_id: str | None = None) -> None:
-        """Send `notifications/tools/list_changed` to one session, or to all at once (a
-        client that does not take it within a second is skipped, and forgotten if gone)."""
-        if session_id is None:
-            targets = list(self._sessions.items())
-        elif session_id in self._sessions:
-            targets = [(session_id, self._sessions[session_id])]
-        else:
-            targets = []
+        """Send `notifications/tools/list_changed` to one session, or to all."""
+        targets = None if session_id is None else [session_id]
+        await self.notify(types.ToolListChangedNotification(), targets, event=ToolsListChanged())
 
-        async def notify(key: str, session: ServerSession) -> None:
+    async def notify(
+        self,
+        notification: types.ServerNotification,
+        session_ids: Iterable[str] | None = None,
+        *,
+        event: ServerEvent | None = None,
+    ) -> set[str]:
+        """Send a notification to some sessions, or to all at once (a client that does not
+        take it within a second is skipped, and forgotten if gone); the sessions found gone.
+        `event` is published for the clients of the 2026-07-28 revision (stdio), which learn
+        of changes on `subscriptions/listen`."""
+        if session_ids is None:
+            targets = list(self._sessions.items())
+        else:
+            targets = [(key, self._sessions[key]) for key in session_ids if key in self._sessions]
+        gone: set[str] = set()
+
+        async def send(key: str, session: ServerSession) -> None:
             try:
                 with anyio.fail_after(1):
-                    await session.send_tool_list_changed()
+                    await session.send_notification(notification)
             except TimeoutError:
                 logger.debug("session %r did not take the notification in time", key)
             except Exception:  # a client that went away
                 logger.debug("cannot notify session %r", key, exc_info=True)
                 self._sessions.pop(key, None)
+                gone.add(key)
 
         async with anyio.create_task_group() as group:
             for key, session in targets:
-                group.start_soon(notify, key, session)
-        # Clients of the 2026-07-28 revision (stdio) learn it on `subscriptions/listen`.
-        await self._bus.publish(ToolsListChanged())
+                group.start_soon(send, key, session)
+        if event is not None:
+            await self._bus.publish(event)
+        return gone
 
     def session_ids(self) -> list[str]:
         """The sessions that have made requests, the most recent first."""
         return list(reversed(self._sessions))
+
+    def session(self, session_id: str) -> ServerSession | None:
+        """A session by its id, while the gateway keeps it (it forgets the oldest of more
+        than 10,000, and those found gone)."""
+        return self._sessions.get(session_id)
+
+    def request_for(self, ctx: ServerRequestContext[Any]) -> GatewayRequest:
+        """Who is asking, for one of a client's requests (and its session, noted)."""
+        return self._request(ctx)
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -204,9 +238,22 @@ class GatewayServer:
 
 
 class _Server(Server[Any]):
-    """The low-level server, which tells every client, whatever its transport, that it
-    sends `notifications/tools/list_changed` (the SDK's HTTP transport asks for the
-    options without any)."""
+    """The low-level server, which tells every client, whatever its transport, that its
+    lists can change (the SDK's HTTP transport asks for the options without any), and
+    advertises only the capabilities some upstream has.
+
+    Args:
+        advertised: Narrows the capabilities the handlers give to those some upstream has.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        advertised: Callable[[types.ServerCapabilities, str | None], types.ServerCapabilities],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._advertised = advertised
 
     def create_initialization_options(
         self,
@@ -215,10 +262,29 @@ class _Server(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options
+            or NotificationOptions(
+                tools_changed=True, prompts_changed=True, resources_changed=True
+            ),
             experimental_capabilities,
             extensions,
         )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        return self._advertised(capabilities, protocol_version)
 
 
 def _target(params: types.CallToolRequestParams, call_tool: str) -> str | None:

@@ -11,11 +11,17 @@ which every server of those revisions supports and which delivers `tools/list_ch
 the session itself; a server that speaks only the 2026-07-28 revision (it refuses
 `initialize`, naming the versions it speaks) is spoken to in that one, and followed with
 `subscriptions/listen`.
+
+Everything else a server sends (its other notifications, and its requests for sampling,
+elicitation and roots) goes to the `UpstreamPeer` the gateway gives it; `Upstream.request()`
+sends it requests other than tool calls.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
+import functools
 import logging
 import math
 import re
@@ -27,25 +33,31 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, NoReturn, Self, TextIO, TypeAlias, TypeVar
+from typing import Any, Literal, NoReturn, Protocol, Self, TextIO, TypeAlias, TypeVar, cast
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.session import IncomingMessage
-from mcp.client.subscriptions import listen
+from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.methods import validate_server_result
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import toolscout
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
 from toolscout.gateway.itself import is_refusal
+from toolscout.gateway.modern import (
+    InputNotGiven,
+    ResourceWatches,
+    answer_input_required,
+    follow_changes,
+    log_level_meta,
+    speaks_modern,
+)
 from toolscout.gateway.oauth import SignInFailed, has_kept_sign_in, oauth_provider
 from toolscout.gateway.stderr import StderrRelay
 from toolscout.gateway.tools import shown
@@ -103,6 +115,54 @@ ToolsCallback: TypeAlias = Callable[["Upstream", list[types.Tool], list[str]], A
 """Called with an upstream's tools (and sentences about those it listed wrongly) whenever they
 are (re)listed; returns how many tools the gateway offers from it."""
 StatusCallback: TypeAlias = Callable[[UpstreamStatus], None]
+_ResultT = TypeVar("_ResultT", bound=BaseModel)
+
+
+class UpstreamPeer(Protocol):
+    """What the gateway does with what an upstream sends besides its tools: its
+    notifications, and its requests to the client (`toolscout.gateway.passthrough`)."""
+
+    async def connected(self, upstream: Upstream, session: ClientSession) -> None:
+        """A connection is initialized and its tools listed; runs as calls start to go
+        through (the upstream is not reported connected until it returns). Must not
+        raise."""
+
+    async def notified(self, upstream: Upstream, notification: types.ServerNotification) -> None:
+        """A notification other than `tools/list_changed` and those the SDK applies itself."""
+
+    async def sample(
+        self,
+        upstream: Upstream,
+        context: ClientRequestContext,
+        params: types.CreateMessageRequestParams,
+    ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+        """`sampling/createMessage`."""
+        ...
+
+    async def elicit(
+        self, upstream: Upstream, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """`elicitation/create`."""
+        ...
+
+    async def list_roots(
+        self, upstream: Upstream, context: ClientRequestContext
+    ) -> types.ListRootsResult | types.ErrorData:
+        """`roots/list`."""
+        ...
+
+    async def provide(
+        self, upstream: Upstream, requests: types.InputRequests
+    ) -> types.InputResponses | types.ErrorData:
+        """What a server of the 2026-07-28 revision asks for in an `input_required` result
+        (sampling, elicitation, roots): the client's answers, by the server's keys."""
+        ...
+
+    def log_level(self, upstream: Upstream) -> types.LoggingLevel | None:
+        """The least severe level of log messages a server of the 2026-07-28 revision is
+        asked for about the request being made to it (it logs only when asked); None for
+        none."""
+        ...
 
 
 class Upstream:
@@ -122,6 +182,8 @@ class Upstream:
         environment: Variables given to a stdio server on top of its own `env` (the
             gateway's marker, `toolscout.gateway.itself`).
         oauth_dir: Where the tokens of a server signed in to are kept.
+        peer: Receives the server's other notifications and its requests to the client;
+            without one, the gateway declares no client capabilities to the server.
     """
 
     def __init__(
@@ -139,6 +201,7 @@ class Upstream:
         errlog: TextIO | None = None,
         environment: Mapping[str, str] | None = None,
         oauth_dir: Path | None = None,
+        peer: UpstreamPeer | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -154,6 +217,7 @@ class Upstream:
         self._oauth_dir = oauth_dir
         self._sign_in_now = False
         """The server answered `401` to an attempt made without signing in."""
+        self._peer = peer
         self._connection: _Connection | None = None
         self._connected_at: float | None = None
         self._delay = restart.initial_delay
@@ -228,26 +292,33 @@ class Upstream:
         async with self._open() as connection:
             await self._list(connection)
             self._stderr.connected()
-            self._connection = connection
-            self._connected_at = time.monotonic()
-            self._set_status(
-                state="connected",
-                error=None,
-                failures=0,
-                retry_at=None,
-                retry_delay=None,
-                connected_in=self._connected_at - started,
-                connections=self._status.connections + 1,
-            )
-            self.settled.set()
-            again = self._status.connections > 1
-            (logger.warning if again else logger.info)(
-                "upstream %r: connected%s, %d tools",
-                self.name,
-                " again" if again else "",
-                self._status.tools,
-            )
             async with anyio.create_task_group() as group:
+                # What lives as long as the connection: following it, and the streams of
+                # resource updates of a server of the 2026-07-28 revision.
+                connection.watches = ResourceWatches(
+                    connection.session, group, self._notified, connection.lose
+                )
+                self._connection = connection
+                if self._peer is not None:
+                    await self._peer.connected(self, connection.session)
+                self._connected_at = time.monotonic()
+                self._set_status(
+                    state="connected",
+                    error=None,
+                    failures=0,
+                    retry_at=None,
+                    retry_delay=None,
+                    connected_in=self._connected_at - started,
+                    connections=self._status.connections + 1,
+                )
+                self.settled.set()
+                again = self._status.connections > 1
+                (logger.warning if again else logger.info)(
+                    "upstream %r: connected%s, %d tools",
+                    self.name,
+                    " again" if again else "",
+                    self._status.tools,
+                )
                 group.start_soon(self._follow, connection)
                 await connection.lost.wait()
                 group.cancel_scope.cancel()
@@ -306,17 +377,53 @@ class Upstream:
                 if settings.command
                 else "the connection to it closed"
             )
-            connection = _Connection(self._lost, closed)
+            connection = _Connection(self._lost, closed, self._notified)
             session = _RelaySession(
                 _WatchedStream(read, connection),
                 write,
                 read_timeout_seconds=self.connect_timeout,
                 message_handler=connection.on_message,
                 client_info=_CLIENT_INFO,
+                **self._client_callbacks(),
             )
             connection.session = await stack.enter_async_context(session)
             await _handshake(session)
             yield connection
+
+    def _client_callbacks(self) -> dict[str, Any]:
+        """The session's answers to the server's requests: the peer's, which declares to the
+        server that the gateway can sample, elicit (form and URL) and list roots."""
+        peer = self._peer
+        if peer is None:
+            return {}
+
+        async def sample(
+            context: ClientRequestContext, params: types.CreateMessageRequestParams
+        ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+            return await peer.sample(self, context, params)
+
+        async def elicit(
+            context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult | types.ErrorData:
+            return await peer.elicit(self, context, params)
+
+        async def list_roots(
+            context: ClientRequestContext,
+        ) -> types.ListRootsResult | types.ErrorData:
+            return await peer.list_roots(self, context)
+
+        return {
+            "sampling_callback": sample,
+            "sampling_capabilities": types.SamplingCapability(
+                context=types.SamplingContextCapability(), tools=types.SamplingToolsCapability()
+            ),
+            "elicitation_callback": elicit,
+            "list_roots_callback": list_roots,
+        }
+
+    async def _notified(self, notification: types.ServerNotification) -> None:
+        if self._peer is not None:
+            await self._peer.notified(self, notification)
 
     def _sign_in(self, settings: UpstreamSettings) -> httpx2.Auth | None:
         """The OAuth sign-in, for a server that asked for it (a `401`) or whose tokens are
@@ -339,14 +446,27 @@ class Upstream:
 
     async def _follow(self, connection: _Connection) -> None:
         """Re-list the tools when the server says they changed; check the connection when
-        the transport reports a fault."""
-        if connection.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        the transport reports a fault. A server of the 2026-07-28 revision says what changed
+        on a `subscriptions/listen` stream (`toolscout.gateway.modern`)."""
+        if speaks_modern(connection.session):
             async with anyio.create_task_group() as group:
-                group.start_soon(_listen_for_changes, connection)
+                group.start_soon(self._listen_for_changes, connection)
                 await self._follow_signals(connection)
                 group.cancel_scope.cancel()
         else:
             await self._follow_signals(connection)
+
+    async def _listen_for_changes(self, connection: _Connection) -> None:
+        def tools_changed() -> None:
+            connection.needs_listing = True
+            connection.wake.set()
+
+        changed = self._notified if self._peer is not None else None
+        ended = await follow_changes(
+            connection.session, tools_changed=tools_changed, changed=changed
+        )
+        if ended is not None:
+            connection.lose(ended)
 
     async def _follow_signals(self, connection: _Connection) -> None:
         while True:
@@ -385,12 +505,34 @@ class Upstream:
         connection = self._connection
         if connection is None:
             return error_result(self.unavailable(tool))
-        try:
-            result = await connection.session.call_tool(
+        session = connection.session
+        meta = self._meta(session)
+
+        async def again(
+            responses: types.InputResponses | None, state: str | None
+        ) -> types.CallToolResult | types.InputRequiredResult:
+            return await session.call_tool(
                 tool,
                 arguments,
                 read_timeout_seconds=self.timeout,
                 progress_callback=progress,
+                input_responses=responses,
+                request_state=state,
+                meta=meta,
+                allow_input_required=True,
+            )
+
+        try:
+            if speaks_modern(session):
+                result = await answer_input_required(await again(None, None), self._ask, again)
+            else:
+                result = await session.call_tool(
+                    tool, arguments, read_timeout_seconds=self.timeout, progress_callback=progress
+                )
+        except InputNotGiven as refusal:
+            return error_result(
+                f"The server {self.name!r} needs input from the client to run {tool!r}, and "
+                f"did not get it: {refusal.error.message}"
             )
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED and TOO_LARGE in error.message:
@@ -431,18 +573,169 @@ class Upstream:
             )
         return result
 
+    async def request(
+        self,
+        request: types.ClientRequest,
+        result_type: type[_ResultT],
+        *,
+        what: str,
+        progress: ProgressFnT | None = None,
+    ) -> _ResultT:
+        """Send the server a request other than a tool call, within the call timeout; its
+        result as the server sent it. Cancelling it cancels it on the server too.
+
+        Args:
+            what: What is asked, for error messages: `the prompt 'greet'`.
+
+        Raises:
+            MCPError: the server is not connected, disconnected, took too long, or answered
+                with an error (its code kept, the server named in the message).
+        """
+        connection = self._connection
+        if connection is None:
+            raise MCPError(types.INTERNAL_ERROR, self._unavailable(what, "be answered"))
+        session = connection.session
+        params = request.params
+        meta = self._meta(session)
+        if meta is not None and params is not None:
+            params = params.model_copy(update={"meta": meta})
+            request = request.model_copy(update={"params": params})
+
+        async def again(
+            responses: types.InputResponses | None, state: str | None
+        ) -> _ResultT | types.InputRequiredResult:
+            update = {"input_responses": responses, "request_state": state}
+            return await session.send_request(
+                request.model_copy(update={"params": cast(Any, params).model_copy(update=update)}),
+                _or_input_required(result_type),
+                request_read_timeout_seconds=self.timeout,
+                progress_callback=progress,
+            )
+
+        try:
+            if speaks_modern(session) and isinstance(params, types.InputResponseRequestParams):
+                return await answer_input_required(await again(None, None), self._ask, again)
+            return await session.send_request(
+                request,
+                result_type,
+                request_read_timeout_seconds=self.timeout,
+                progress_callback=progress,
+            )
+        except InputNotGiven as refusal:
+            raise MCPError(
+                refusal.error.code,
+                f"The server {self.name!r} needs input from the client to answer for {what}, "
+                f"and did not get it: {refusal.error.message}",
+            ) from None
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED and TOO_LARGE in error.message:
+                # The SDK gives up on the one response; the session itself is fine.
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The answer of {self.name!r} for {what} is larger than "
+                    f"{self.max_result_size:,} bytes (gateway.max_result_size), so the gateway "
+                    "did not take it.",
+                ) from None
+            if error.code == types.CONNECTION_CLOSED:
+                connection.lose(connection.closed_reason)
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The server {self.name!r} disconnected while answering for {what}. The "
+                    f"gateway is {self._again('restarting it')}; try again in a few seconds.",
+                ) from None
+            if error.code == types.REQUEST_TIMEOUT:
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The server {self.name!r} took longer than {self.timeout:g} s to answer "
+                    f"for {what}, so the request was cancelled.",
+                ) from None
+            raise MCPError(
+                error.code, f"{error.message} (the server {self.name!r}, for {what})", error.data
+            ) from None
+        except _TRANSPORT_ERRORS as error:
+            connection.check()
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The request for {what} to {self.name!r} failed in transit "
+                f"({type(error).__name__}: {error}); the gateway is checking the connection.",
+            ) from None
+        except ValidationError as error:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The server {self.name!r} answered for {what} with a malformed result "
+                f"({_reason_of(error)}).",
+            ) from None
+
+    async def subscribe(self, uri: str) -> None:
+        """Have the server send updates of one of its resources, which reach the peer as
+        `notifications/resources/updated`, until `unsubscribe` or the end of the connection:
+        `resources/subscribe`, or on the 2026-07-28 revision a `subscriptions/listen` stream
+        of that resource's own.
+
+        Raises:
+            MCPError: as `request()` does.
+        """
+        connection = self._connection
+        if connection is None or not speaks_modern(connection.session):
+            request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+            await self.request(request, types.EmptyResult, what=f"a subscription to {shown(uri)}")
+            return
+        try:
+            await connection.watches.open(uri)
+        except MCPError as error:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"The server {self.name!r} did not take a subscription to {shown(uri)}: "
+                f"{error.message}.",
+            ) from None
+
+    async def unsubscribe(self, uri: str) -> None:
+        """End what `subscribe` started.
+
+        Raises:
+            MCPError: as `request()` does.
+        """
+        connection = self._connection
+        if connection is not None and speaks_modern(connection.session):
+            connection.watches.close(uri)
+            return
+        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
+        await self.request(
+            request, types.EmptyResult, what=f"ending a subscription to {shown(uri)}"
+        )
+
+    def _meta(self, session: ClientSession) -> types.RequestParamsMeta | None:
+        """The `_meta` of a request to the server: on the 2026-07-28 revision, the log level
+        the client asks for about it."""
+        if self._peer is None or not speaks_modern(session):
+            return None
+        return log_level_meta(self._peer.log_level(self))
+
+    async def _ask(self, requests: types.InputRequests) -> types.InputResponses | types.ErrorData:
+        if self._peer is None:
+            return types.ErrorData(
+                code=types.INVALID_REQUEST, message="the gateway has no client to ask"
+            )
+        return await self._peer.provide(self, requests)
+
     def unavailable(self, tool: str) -> str:
         """What a call to `tool` answers while the server is not connected: its name, its
         state, its last error and when the next attempt is."""
+        return self._unavailable(repr(tool), "run")
+
+    def _unavailable(self, subject: str, verb: str) -> str:
+        """That `subject` cannot `verb` while the server is not connected, and why."""
         status = self._status
         if status.state == "starting":
-            return f"The server {self.name!r} is still starting; try {tool!r} again shortly."
+            return f"The server {self.name!r} is still starting; try {subject} again shortly."
         if status.state == "skipped":
-            return f"The server {self.name!r} is skipped ({status.error}), so {tool!r} cannot run."
+            return (
+                f"The server {self.name!r} is skipped ({status.error}), so {subject} cannot {verb}."
+            )
         wait = max(0.0, (status.retry_at or time.monotonic()) - time.monotonic())
         return (
-            f"The server {self.name!r} is not connected ({status.error}), so {tool!r} cannot "
-            f"run now. The gateway {self._again('restarts it')} in "
+            f"The server {self.name!r} is not connected ({status.error}), so {subject} cannot "
+            f"{verb} now. The gateway {self._again('restarts it')} in "
             f"{math.ceil(wait * 10) / 10:g} s (attempt "
             f"{status.failures + 1}); try again after that."
         )
@@ -477,23 +770,6 @@ async def _handshake(session: ClientSession) -> None:
         if error.code != types.UNSUPPORTED_PROTOCOL_VERSION:
             raise
         await session.discover()
-
-
-async def _listen_for_changes(connection: _Connection) -> None:
-    """A 2026-07-28 server that says its tools change says when on a `subscriptions/listen`
-    stream."""
-    tools = connection.session.server_capabilities
-    if tools is None or tools.tools is None or not tools.tools.list_changed:
-        return
-    try:
-        async with listen(connection.session, tools_list_changed=True) as events:
-            async for _ in events:
-                connection.needs_listing = True
-                connection.wake.set()
-    except MCPError as error:
-        logger.debug("upstream refused subscriptions/listen: %s", error.message)
-        return
-    connection.lose("it ended the subscription to its changes")
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -585,11 +861,19 @@ class _RelaySession(ClientSession):
 class _Connection:
     """One session with the server, and the signals that keep it followed."""
 
-    def __init__(self, on_lost: Callable[[_Connection, str], None], closed_reason: str) -> None:
+    def __init__(
+        self,
+        on_lost: Callable[[_Connection, str], None],
+        closed_reason: str,
+        on_notification: Callable[[types.ServerNotification], Awaitable[None]],
+    ) -> None:
         self._on_lost = on_lost
+        self._on_notification = on_notification
         self.closed_reason = closed_reason
         """What to say when the connection closes under a call."""
         self.session: ClientSession
+        self.watches: ResourceWatches
+        """Its streams of resource updates, on the 2026-07-28 revision."""
         self.lost = anyio.Event()
         self.lost_reason = "the connection ended"
         self.wake = anyio.Event()
@@ -603,6 +887,8 @@ class _Connection:
         elif isinstance(message, Exception):
             logger.debug("upstream transport fault: %r", message)
             self.check()
+        else:
+            await self._on_notification(message)
 
     def check(self) -> None:
         """Make sure the server still answers (after a transport fault)."""
@@ -623,6 +909,15 @@ class _WatchedStream:
     def __init__(self, inner: Any, connection: _Connection) -> None:
         self._inner = inner
         self._connection = connection
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        """The context of whoever sent the last message, which the SDK runs its handling
+        of it in: over streamable HTTP, a message that came on the response stream of a
+        request is handled in the context of the gateway task that made that request, so
+        a server's request during a call is known to belong to that call."""
+        context: contextvars.Context | None = getattr(self._inner, "last_context", None)
+        return context
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -709,6 +1004,20 @@ def _not_unicode(value: Any) -> str | None:
 
 class _ConnectionLost(Exception):
     """The connection ended after it had worked."""
+
+
+@functools.cache
+def _or_input_required(
+    result_type: type[_ResultT],
+) -> TypeAdapter[_ResultT | types.InputRequiredResult]:
+    """Reads a result of that type, or `input_required` (the 2026-07-28 revision)."""
+    return TypeAdapter(cast(Any, result_type | types.InputRequiredResult))
+
+
+def _reason_of(error: ValidationError) -> str:
+    detail = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in detail["loc"])
+    return f"{where}: {detail['msg']}" if where else str(detail["msg"])
 
 
 class _ThisGateway(Exception):

@@ -4,12 +4,18 @@ Each step, `ToolSearch.prepare()` gives the tools to send and `ToolSearch.execut
 each call the model makes; `toolscout.providers` speaks OpenAI's and Anthropic's wire formats.
 """
 
-from toolscout.protocol.config import MetaToolNames, Mode, ResultFormat, ToolSearchConfig
-from toolscout.protocol.context_store import ContextStore
-from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
-from toolscout.protocol.policy import PHASES, Phase, ToolPolicy
-from toolscout.protocol.processor import REQUEST_CONTEXT, ToolSearch
-from toolscout.protocol.stats import TokenEstimate, ToolSearchStats, estimate_tokens
+from typing import TYPE_CHECKING
+
+from toolscout._lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from toolscout.protocol.choices import Mode, ResultFormat
+    from toolscout.protocol.config import MetaToolNames, ToolSearchConfig
+    from toolscout.protocol.context_store import ContextStore
+    from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
+    from toolscout.protocol.policy import PHASES, Phase, ToolPolicy
+    from toolscout.protocol.processor import REQUEST_CONTEXT, ToolSearch
+    from toolscout.protocol.stats import TokenEstimate, ToolSearchStats, estimate_tokens
 
 __all__ = [
     "PHASES",
@@ -29,3 +35,18 @@ __all__ = [
     "ToolSearchStats",
     "estimate_tokens",
 ]
+
+# Imported on first use: reading a config file's defaults needs no JSON Schema validator.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "toolscout.protocol.choices": ["Mode", "ResultFormat"],
+            "toolscout.protocol.config": ["MetaToolNames", "ToolSearchConfig"],
+            "toolscout.protocol.context_store": ["ContextStore"],
+            "toolscout.protocol.definitions": ["ToolCall", "ToolDefinition", "ToolResult"],
+            "toolscout.protocol.policy": ["PHASES", "Phase", "ToolPolicy"],
+            "toolscout.protocol.processor": ["REQUEST_CONTEXT", "ToolSearch"],
+            "toolscout.protocol.stats": ["TokenEstimate", "ToolSearchStats", "estimate_tokens"],
+        },
+    )

@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolscout.errors import ToolSearchConfigError
+
+# Re-exported: the models' modules have always imported them from here.
+from toolscout.protocol.choices import MAX_RESULTS_LIMIT as MAX_RESULTS_LIMIT
+from toolscout.protocol.choices import Mode as Mode
+from toolscout.protocol.choices import ResultFormat as ResultFormat
 from toolscout.search import EngineName
-
-Mode: TypeAlias = Literal["load", "auto_load", "proxy", "lazy"]
-"""How the model reaches deferred tools:
-
-- `load`: `search_tools` returns names, short descriptions and scores; `load_tool` makes the
-  chosen tools callable from the next step.
-- `auto_load`: `search_tools` makes its hits callable at once; there is no `load_tool`.
-- `proxy`: the tool list never changes; `search_tools` returns full definitions and
-  `call_tool(name, arguments)` runs them.
-- `lazy`: one discovery tool lists the deferred tools' names and first sentences; called with
-  `tool_names`, it returns their definitions and they become normal tools.
-"""
-
-ResultFormat: TypeAlias = Literal["json", "compact"]
-"""How meta-tool results are written: JSON, or compact text (names, one-line purposes,
-parameters with types, required marks and enums) that costs fewer tokens."""
-
-MAX_RESULTS_LIMIT = 20
-"""The most tools one search may return, whatever the model asks for."""
 
 #: The names OpenAI and Anthropic accept for a tool.
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -80,7 +66,7 @@ class ToolSearchConfig(BaseModel):
     """Tools per search query (1–20); a larger `max_results` asked by the model is capped."""
     threshold: float | None = Field(default=None, ge=0, le=1)
     """Lowest normalized score (0–1) of a hit; None keeps the index default."""
-    min_score: float | None = None
+    min_score: float | None = Field(default=None, allow_inf_nan=False)
     """Lowest raw score of a hit; None for no floor."""
     result_format: ResultFormat = "json"
     """How meta-tool results are written; `compact` costs fewer tokens."""
@@ -90,6 +76,9 @@ class ToolSearchConfig(BaseModel):
     """The names of the tools tool search adds."""
     filter_timeout: float = Field(default=1.0, gt=0, le=60)
     """Seconds a policy filter may take for one tool; slower counts as a denial."""
+    store_timeout: float = Field(default=5.0, gt=0, le=300)
+    """Seconds the store may take to load or save a thread's discoveries; slower counts as
+    a failure, and reveals nothing."""
     require_discovery: bool = False
     """Refuse a call to a deferred tool that this conversation has not discovered yet (found
     by search, loaded, revealed), answering how to discover it. Off by default: a tool may

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import pydantic_core
 
 from toolscout.catalog.tool import Tool
+from toolscout.safe_loading import parse_json
 
 DefinitionKind = Literal["pinned", "passthrough", "meta", "discovered", "deferred"]
 """Why a tool is in the list: always sent (`pinned`, including tools that are not deferred),
@@ -69,7 +70,7 @@ class ToolCall:
             return {}, None
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
+                arguments = parse_json(arguments)
             except ValueError as error:
                 return None, f"the arguments are not valid JSON ({error})"
         if not isinstance(arguments, dict):

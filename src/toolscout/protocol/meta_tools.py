@@ -8,7 +8,6 @@ shows a correct call.
 from __future__ import annotations
 
 import contextlib
-import json
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from toolscout.protocol.config import Mode, ToolSearchConfig
 from toolscout.protocol.definitions import ToolDefinition
 from toolscout.protocol.results import purpose
+from toolscout.safe_loading import parse_json
 
 ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
 
@@ -80,7 +80,7 @@ class CallArguments(BaseModel):
             data = dict(data)
             # Invalid JSON is left as text, which validation reports as "not an object".
             with contextlib.suppress(ValueError):
-                data["arguments"] = json.loads(data["arguments"] or "{}")
+                data["arguments"] = parse_json(data["arguments"] or "{}")
         return data
 
 

@@ -21,13 +21,11 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from jsonschema import exceptions as schema_errors
-from jsonschema import validators
-
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolSearchConfigError
+from toolscout.errors import StateStoreError, StoreUnavailableError, ToolSearchConfigError
 from toolscout.protocol import meta_tools, results
+from toolscout.protocol.arguments import ArgumentChecker
 from toolscout.protocol.config import WIRE_NAME, ToolSearchConfig, build_config
 from toolscout.protocol.context_store import ContextStore
 from toolscout.protocol.definitions import (
@@ -41,6 +39,8 @@ from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy
 from toolscout.protocol.stats import StatsRecorder, ToolSearchStats
 from toolscout.search import MAX_K, ToolIndex
 from toolscout.state.base import StateStore
+from toolscout.state.memory import InMemoryStore
+from toolscout.state.offloop import OffLoopStore
 
 REQUEST_CONTEXT: contextvars.ContextVar[Any] = contextvars.ContextVar(
     "toolscout_request_context", default=None
@@ -51,6 +51,10 @@ receives it as that argument."""
 
 logger = logging.getLogger("toolscout.protocol")
 
+STORE_FAILED = (
+    "Tool search cannot reach the record of the tools this conversation discovered, so no "
+    "tool can be found, loaded or called through it right now. Try again in a moment."
+)
 NOTHING_FOUND = (
     "No tool is relevant enough to this query. Do not retry the same words: describe the task "
     "differently, or go on without a tool."
@@ -85,8 +89,11 @@ class ToolSearch:
             time are searchable at once.
         config: A `ToolSearchConfig`; keyword `options` override its fields.
         store: Where each thread's discoveries are kept (`toolscout.state`). By default, and
-            for every request without a thread id, they are read from the messages
-            (`ContextStore`), so anonymous conversations never share state.
+            for every request without a thread id (`None` or `""`), they are read from the
+            messages (`ContextStore`), so anonymous conversations never share state. A store
+            other than `InMemoryStore` is called in worker threads, each call within
+            `config.store_timeout` seconds (`toolscout.state.offloop`); a store that fails or
+            stalls reveals nothing (see `aprepare` and `aexecute`).
         filter: `filter(tool, request_context, phase) -> bool`, sync or async; see
             `toolscout.protocol.policy`.
         index: A `ToolIndex` over `catalog` to search with; built from `config.engine` if
@@ -114,9 +121,10 @@ class ToolSearch:
         self.store = store
         self.filter = filter
         self._context = ContextStore()
+        self._offloop: OffLoopStore | None = None
         self._lock = threading.Lock()
         self._view_cache: _CatalogView | None = None
-        self._validators: dict[str, Any] = {}
+        self._arguments = ArgumentChecker()
         self._stats = StatsRecorder()
         self._view()  # a clash with a meta-tool name is reported now, not at the first step
 
@@ -137,7 +145,7 @@ class ToolSearch:
         caching). With no deferred tool in the catalog, nothing is added.
 
         Args:
-            thread_id: The conversation; None for an anonymous one.
+            thread_id: The conversation; None or "" for an anonymous one.
             messages: The conversation so far, in any supported provider shape.
             request_context: Anything the filter and handlers need (user, tenant...).
             tools: Tool definitions outside the catalog, in a provider's format; sent as
@@ -145,7 +153,13 @@ class ToolSearch:
             native: Use the provider's deferred loading (Anthropic `defer_loading`, OpenAI
                 Responses client `tool_search`): every deferred tool the filter allows is
                 listed as deferred, and search makes its hits callable at once.
+
+        Raises:
+            StoreUnavailableError: the store did not answer within `store_timeout` (in a
+                mode whose list holds discovered tools: not `proxy`, nor `native`).
+            StateStoreError: the store cannot be used (a damaged file...).
         """
+        thread_id = _thread(thread_id)
         view = self._view()
         passthrough = self._passthrough(tools)
         policy = self._policy(request_context)
@@ -170,11 +184,13 @@ class ToolSearch:
         """Answer one call: run a meta-tool, or route a real call to its tool's handler.
 
         Every refusal is a result the model can act on (how to discover the tool, the names
-        it may have meant, what is wrong with the arguments), never an exception.
+        it may have meant, what is wrong with the arguments), never an exception. A store
+        that fails or does not answer within `store_timeout` is one too: the call is
+        refused, nothing is revealed, and the store's error is logged.
 
         Args:
             call: The call, as a provider module parsed it.
-            thread_id: The conversation; None for an anonymous one.
+            thread_id: The conversation; None or "" for an anonymous one.
             request_context: Passed to the filter, and to the handler.
             messages: The conversation so far: the state of anonymous conversations and of
                 `ContextStore` is read from it.
@@ -237,11 +253,11 @@ class ToolSearch:
                 meta_tools.search_tool(self.config, native=True),
                 *(self._definition(tool, "deferred") for tool in hidden),
             ]
+        mode = self.config.mode
+        if mode == "proxy":  # the list never holds discovered tools: the store is not asked
+            return [meta_tools.search_tool(self.config), meta_tools.call_tool(self.config)]
         discovered = await self._discovered(view, policy, thread_id, messages)
         discovered_definitions = [self._definition(tool, "discovered") for tool in discovered]
-        mode = self.config.mode
-        if mode == "proxy":
-            return [meta_tools.search_tool(self.config), meta_tools.call_tool(self.config)]
         if mode == "load":
             return [
                 meta_tools.search_tool(self.config),
@@ -271,26 +287,40 @@ class ToolSearch:
         The load phase is asked again: a discovery read from client-sent messages proves
         nothing, and the policy may have changed since.
         """
-        tools = self._discovered_tools(view, thread_id, messages)
+        tools = await self._discovered_tools(view, thread_id, messages)
         return await policy.allowed(tools, "load", "active")
 
-    def _discovered_tools(
+    async def _discovered_tools(
         self, view: _CatalogView, thread_id: str | None, messages: Sequence[Any]
     ) -> list[Tool]:
         """The thread's discovered tools still in the catalog and deferred, in order."""
+        if thread_id is None or self.store is None:
+            names = self._context.load(thread_id, messages)
+        elif isinstance(self.store, InMemoryStore):  # answers at once: no thread needed
+            names = self.store.load(thread_id, messages)
+        else:
+            names = await self._store_calls(self.store).load(thread_id, messages)
         tools: dict[str, Tool] = {}
-        for name in self._state(thread_id).load(thread_id, messages):
+        for name in names:
             tool = view.resolve(name)
             if tool is not None and tool.id in view.deferred_ids:
                 tools.setdefault(tool.id, tool)
         return list(tools.values())
 
-    def _state(self, thread_id: str | None) -> StateStore:
-        return self._context if thread_id is None or self.store is None else self.store
+    async def _remember(self, thread_id: str | None, tools: Sequence[Tool]) -> None:
+        if not tools or thread_id is None or self.store is None:
+            return  # an anonymous conversation's discoveries are in its messages
+        ids = [tool.id for tool in tools]
+        if isinstance(self.store, InMemoryStore):
+            self.store.save(thread_id, ids)
+        else:
+            await self._store_calls(self.store).save(thread_id, ids)
 
-    def _remember(self, thread_id: str | None, tools: Sequence[Tool]) -> None:
-        if tools and thread_id is not None and self.store is not None:
-            self.store.save(thread_id, [tool.id for tool in tools])
+    def _store_calls(self, store: StateStore) -> OffLoopStore:
+        calls = self._offloop
+        if calls is None or calls.store is not store:  # `self.store` may have been replaced
+            calls = self._offloop = OffLoopStore(store, self.config.store_timeout)
+        return calls
 
     # -- execute ---------------------------------------------------------------------------
 
@@ -304,23 +334,30 @@ class ToolSearch:
         inline_sync: bool,
     ) -> ToolResult:
         view = self._view()
-        step = _Step(thread_id, request_context, messages, self._policy(request_context), view)
+        step = _Step(
+            _thread(thread_id), request_context, messages, self._policy(request_context), view
+        )
         names = self.config.meta_tool_names
         mode = self.config.mode
         native = native or call.native_search
         arguments, problem = call.parsed_arguments()
         if arguments is None:
             return self._error(call, f"Invalid call to {call.name}: {problem}.")
-        if call.native_search or (call.name == names.search and (native or mode != "lazy")):
-            result = await self._search(call, arguments, step, native)
-        elif call.name == names.load and mode == "load" and not native:
-            result = await self._load(call, arguments, step)
-        elif call.name == names.lazy and mode == "lazy" and not native:
-            result = await self._reveal(call, arguments, step)
-        elif call.name == names.call and mode == "proxy" and not native:
-            result = await self._call_through(call, arguments, step, inline_sync)
-        else:
-            return await self._call(call, call.name, arguments, step, native, inline_sync)
+        try:
+            if call.native_search or (call.name == names.search and (native or mode != "lazy")):
+                result = await self._search(call, arguments, step, native)
+            elif call.name == names.load and mode == "load" and not native:
+                result = await self._load(call, arguments, step)
+            elif call.name == names.lazy and mode == "lazy" and not native:
+                result = await self._reveal(call, arguments, step)
+            elif call.name == names.call and mode == "proxy" and not native:
+                result = await self._call_through(call, arguments, step, inline_sync)
+            else:
+                return await self._call(call, call.name, arguments, step, native, inline_sync)
+        except (StoreUnavailableError, StateStoreError) as error:
+            # Fail closed; the model reads why, the log says where.
+            logger.warning("tool search refused %r: the store failed: %s", call.name, error)
+            return self._error(call, STORE_FAILED)
         self._stats.record_result(result.content)
         return result
 
@@ -347,7 +384,7 @@ class ToolSearch:
             query_results.append(results.QueryResult(query, found, notice))
         found_tools = [entry for result in query_results for entry in result.found]
         if activates:
-            self._remember(
+            await self._remember(
                 step.thread_id,
                 [step.view.by_name[e.definition.name] for e in found_tools if not e.available],
             )
@@ -414,13 +451,18 @@ class ToolSearch:
             await consider(exact, 1.0)
         limit = min(MAX_K, 2 * k)
         while True:
-            hits = self.index.search(
+            search = functools.partial(
+                self.index.search,
                 query,
                 k=limit,
                 threshold=self.config.threshold,
                 min_score=self.config.min_score,
                 filter=lambda tool: tool.id in view.deferred_ids,
             )
+            # A pattern may cost RE2 its whole time budget, and the compilation before it
+            # (`RegexOptions`): off the event loop, other sessions do not wait for it.
+            slow = self.index.engine_name == "regex"
+            hits = await asyncio.to_thread(search) if slow else search()
             for hit in hits:
                 if len(fresh) >= k:
                     break
@@ -437,7 +479,7 @@ class ToolSearch:
         chosen, problems = await self._chosen(call, arguments, step, "names")
         if chosen is None:
             return self._error(call, problems[0])
-        self._remember(step.thread_id, chosen)
+        await self._remember(step.thread_id, chosen)
         names = [self._wire_name(tool) for tool in chosen]
         content = results.loaded(
             names,
@@ -451,7 +493,7 @@ class ToolSearch:
         chosen, problems = await self._chosen(call, arguments, step, "tool_names")
         if chosen is None:
             return self._error(call, problems[0])
-        self._remember(step.thread_id, chosen)
+        await self._remember(step.thread_id, chosen)
         definitions = [self._definition(tool, "discovered") for tool in chosen]
         content = results.definitions(
             definitions,
@@ -523,7 +565,7 @@ class ToolSearch:
         view, policy = step.view, step.policy
         tool = view.resolve(name)
         if tool is not None and tool.id in view.deferred_ids:
-            known = {t.id for t in self._discovered_tools(view, *step.state)}
+            known = {t.id for t in await self._discovered_tools(view, *step.state)}
             if tool.id not in known:
                 if not await policy.allows(tool, "search"):
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
@@ -540,7 +582,7 @@ class ToolSearch:
             phases = ("load", "active", "call")
         if not await policy.allows(tool, *phases):
             return self._error(call, f"Tool {name!r} is not available.")
-        problem = self._invalid_arguments(tool, arguments)
+        problem = await self._invalid_arguments(tool, arguments)
         if problem:
             return self._error(call, problem)
         return await self._run(call, tool, arguments, step.request_context, inline_sync)
@@ -577,34 +619,15 @@ class ToolSearch:
     def _active_meta_names(self) -> tuple[str, ...]:
         return meta_tools.meta_tool_names(self.config.mode, self.config)
 
-    def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        validator = self._validator(tool)
-        if validator is None:
+    async def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """What is wrong with the arguments, checked off the event loop in bounded time
+        (`toolscout.protocol.arguments`)."""
+        problems = await self._arguments.aproblems(tool, arguments)
+        if not problems:
             return None
-        try:
-            errors = sorted(validator.iter_errors(arguments), key=schema_errors.relevance)
-        except Exception:  # an unusual schema the validator cannot apply: let the tool judge
-            logger.debug("cannot validate the arguments of %r", tool.id, exc_info=True)
-            return None
-        if not errors:
-            return None
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error.absolute_path) or 'arguments'}: {error.message}"
-            for error in errors[:3]
-        )
         expected = "\n".join(results.compact_definition(self._definition(tool, "discovered")))
-        return f"Invalid arguments for {self._wire_name(tool)}: {problems}. Expected:\n{expected}"
-
-    def _validator(self, tool: Tool) -> Any:
-        key = tool.fingerprint
-        if key not in self._validators:
-            try:
-                cls = validators.validator_for(tool.input_schema)
-                cls.check_schema(tool.input_schema)
-                self._validators[key] = cls(tool.input_schema)
-            except Exception:  # a schema that is not valid JSON Schema cannot judge arguments
-                self._validators[key] = None
-        return self._validators[key]
+        name = self._wire_name(tool)
+        return f"Invalid arguments for {name}: {'; '.join(problems)}. Expected:\n{expected}"
 
     async def _run(
         self,
@@ -743,6 +766,20 @@ class _Step:
     @property
     def state(self) -> tuple[str | None, Sequence[Any]]:
         return self.thread_id, self.messages
+
+
+def _thread(thread_id: str | None) -> str | None:
+    """The conversation's thread id, or None for an anonymous one (`None` or `""`, as
+    stores read them), whose discoveries are read from its messages.
+
+    Raises:
+        StateStoreError: a thread id that is not text.
+    """
+    if thread_id is None or thread_id == "":
+        return None
+    if not isinstance(thread_id, str):
+        raise StateStoreError(f"thread_id must be a string or None, got {type(thread_id).__name__}")
+    return thread_id
 
 
 def _wire_name(tool_id: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolscout.protocol.config import ResultFormat
 from toolscout.protocol.definitions import ToolDefinition
+from toolscout.safe_loading import parse_json
 
 AVAILABLE_KEY = "tools_available"
 _AVAILABLE_LINE = re.compile(r"^\[tools available: ([A-Za-z0-9_\-, ]*)\]$", re.MULTILINE)
@@ -157,7 +158,7 @@ def parse_available(content: str) -> list[str]:
     text = content.strip()
     if text.startswith("{"):
         try:
-            payload = json.loads(text)
+            payload = parse_json(text)
         except ValueError:
             return []
         names = payload.get(AVAILABLE_KEY) if isinstance(payload, dict) else None
@@ -256,19 +257,22 @@ def _resolve(schema: object, root: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema
 
 
-def _type_of(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
+def _type_of(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> str:
+    if depth > _COMPACT_DEPTH:  # a schema that refers to itself (a tree) has no end
+        return "any"
     kind = schema.get("type")
     if isinstance(kind, list):
         return " or ".join(str(part) for part in kind)
     if kind == "array":
         items = _resolve(schema.get("items"), root)
-        return f"array of {_type_of(items, root)}" if items else "array"
+        return f"array of {_type_of(items, root, depth + 1)}" if items else "array"
     if isinstance(kind, str):
         return kind
     for combiner in ("anyOf", "oneOf"):
         options = schema.get(combiner)
         if isinstance(options, list) and options:
-            return " or ".join(_type_of(_resolve(option, root), root) for option in options)
+            kinds = (_type_of(_resolve(option, root), root, depth + 1) for option in options[:8])
+            return " or ".join(dict.fromkeys(kinds))
     if "enum" in schema or "const" in schema:
         return "value"
     return "any"

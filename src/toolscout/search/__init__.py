@@ -1,40 +1,43 @@
 """Search engines over tool text: analysis, BM25, regex, semantic and hybrid search, and the
 `ToolIndex` that runs them."""
 
-from toolscout.search.analysis import Analyzer, highlight_spans
-from toolscout.search.base import (
-    FIELDS,
-    Field,
-    MatchedTerm,
-    MatchKind,
-    SearchEngine,
-    SearchHit,
-    SearchResults,
-    ToolFilter,
-)
-from toolscout.search.bm25 import DEFAULT_FIELD_WEIGHTS, BM25Engine, BM25Options
-from toolscout.search.embedders import (
-    CallableEmbedder,
-    Embedder,
-    LocalEmbedder,
-    OpenAIEmbedder,
-)
-from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
-from toolscout.search.highlight import matched_spans
-from toolscout.search.hybrid import HybridEngine, HybridOptions
-from toolscout.search.index import (
-    DEFAULT_THRESHOLD,
-    DEFAULT_THRESHOLDS,
-    MAX_K,
-    EngineChoice,
-    EngineName,
-    RankingEngine,
-    ToolIndex,
-    choose_engine,
-)
-from toolscout.search.regex import RegexEngine, RegexOptions
-from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
-from toolscout.search.synonyms import SYNONYM_GROUPS
+from typing import TYPE_CHECKING
+
+from toolscout._lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from toolscout.search.analysis import Analyzer, highlight_spans
+    from toolscout.search.base import (
+        FIELDS,
+        Field,
+        MatchedTerm,
+        MatchKind,
+        SearchEngine,
+        SearchHit,
+        SearchResults,
+        ToolFilter,
+    )
+    from toolscout.search.bm25 import DEFAULT_FIELD_WEIGHTS, BM25Engine, BM25Options
+    from toolscout.search.choices import (
+        DEFAULT_THRESHOLD,
+        DEFAULT_THRESHOLDS,
+        MAX_K,
+        EngineName,
+        RankingEngine,
+    )
+    from toolscout.search.embedders import (
+        CallableEmbedder,
+        Embedder,
+        LocalEmbedder,
+        OpenAIEmbedder,
+    )
+    from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
+    from toolscout.search.highlight import matched_spans
+    from toolscout.search.hybrid import HybridEngine, HybridOptions
+    from toolscout.search.index import EngineChoice, ToolIndex, choose_engine, score_floor
+    from toolscout.search.regex import RegexEngine, RegexOptions
+    from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
+    from toolscout.search.synonyms import SYNONYM_GROUPS
 
 __all__ = [
     "DEFAULT_FIELD_WEIGHTS",
@@ -72,5 +75,46 @@ __all__ = [
     "default_cache_path",
     "highlight_spans",
     "matched_spans",
+    "score_floor",
     "tool_text",
 ]
+
+# Imported on first use: the command line's options need the engine names, not numpy.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "toolscout.search.analysis": ["Analyzer", "highlight_spans"],
+            "toolscout.search.base": [
+                "FIELDS",
+                "Field",
+                "MatchedTerm",
+                "MatchKind",
+                "SearchEngine",
+                "SearchHit",
+                "SearchResults",
+                "ToolFilter",
+            ],
+            "toolscout.search.bm25": ["DEFAULT_FIELD_WEIGHTS", "BM25Engine", "BM25Options"],
+            "toolscout.search.choices": [
+                "DEFAULT_THRESHOLD",
+                "DEFAULT_THRESHOLDS",
+                "MAX_K",
+                "EngineName",
+                "RankingEngine",
+            ],
+            "toolscout.search.embedders": [
+                "CallableEmbedder",
+                "Embedder",
+                "LocalEmbedder",
+                "OpenAIEmbedder",
+            ],
+            "toolscout.search.embedding_cache": ["EmbeddingCache", "default_cache_path"],
+            "toolscout.search.highlight": ["matched_spans"],
+            "toolscout.search.hybrid": ["HybridEngine", "HybridOptions"],
+            "toolscout.search.index": ["EngineChoice", "ToolIndex", "choose_engine", "score_floor"],
+            "toolscout.search.regex": ["RegexEngine", "RegexOptions"],
+            "toolscout.search.semantic": ["SemanticEngine", "SemanticOptions", "tool_text"],
+            "toolscout.search.synonyms": ["SYNONYM_GROUPS"],
+        },
+    )

@@ -59,7 +59,7 @@ class SearchHit:
     normalized_score: float
     """0–1, comparable across queries and catalogs: how strong the match is. It never rises
     down the ranking. A search answers only when its best hit reaches the threshold, and then
-    with the hits that reach half of it.
+    with the hits that reach half of it and a third of the best hit's.
 
     For BM25 it is `score / (score + scale)`, never 1: it follows the raw score. The score is
     the BM25 sum times the number of query words the tool matches, and the scale is the score of

@@ -10,6 +10,7 @@ over the tools.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import gc
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,7 +21,6 @@ from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
@@ -211,11 +211,35 @@ class _MatchCache:
 
 
 @dataclass(frozen=True, slots=True)
+class _Columns:
+    """A tools × terms matrix, column by column (compressed sparse columns): the tools that
+    have term `c` are `indices[indptr[c]:indptr[c + 1]]`, ascending, with their `data`."""
+
+    indptr: npt.NDArray[np.int64]
+    indices: npt.NDArray[np.int32]
+    data: npt.NDArray[np.float64]
+
+    @classmethod
+    def from_cells(
+        cls,
+        cells: npt.NDArray[np.int64],
+        values: npt.NDArray[np.float64],
+        n_tools: int,
+        n_terms: int,
+    ) -> _Columns:
+        """The matrix of `values` at `cells` (term × n_tools + tool, sorted and distinct)."""
+        columns, rows = np.divmod(cells, n_tools)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(np.bincount(columns, minlength=n_terms), out=indptr[1:])
+        return cls(indptr, rows.astype(np.int32), values)
+
+
+@dataclass(frozen=True, slots=True)
 class _IndexState:
     """Everything a query reads, swapped in whole so searches never see a half-built index."""
 
     tools: tuple[_AnalysedTool, ...]
-    matrix: sparse.csc_matrix  # tools × terms, BM25 weight × idf
+    matrix: _Columns  # tools × terms, BM25 weight × idf
     # Column → its postings (tools, scores times `synonym_weight`) in names, namespaces and
     # descriptions alone, for the terms that are some query word's synonym: a synonym is
     # matched there only.
@@ -366,23 +390,21 @@ class BM25Engine(SearchEngine):
         k1, b = self.options.k1, self.options.b
         n_fields = len(FIELDS)
         lengths = np.stack([t.field_lengths for t in tools])
-        # Count each term's repeats per field of each tool: a row per (tool, field) pair.
-        occurrences = sparse.csr_matrix(
-            (
-                np.ones(int(lengths.sum()), dtype=np.float64),
-                np.concatenate([t.term_ids for t in tools]),
-                np.concatenate([[0], np.cumsum(lengths.ravel())]),
-            ),
-            shape=(n_tools * n_fields, n_terms),
+        # Each term's repeats in each field of each tool, ordered by term, then tool, then
+        # field: one sort, after which every step is a pass in the matrix's own order.
+        term_ids = np.concatenate([t.term_ids for t in tools])
+        field_rows = np.repeat(np.arange(n_tools * n_fields), lengths.ravel())
+        tool_of_term, field_of_term = np.divmod(field_rows, n_fields)
+        entries, repeats = np.unique(
+            (term_ids * np.int64(n_tools) + tool_of_term) * n_fields + field_of_term,
+            return_counts=True,
         )
-        occurrences.sum_duplicates()
-        row_of_entry = np.repeat(np.arange(n_tools * n_fields), np.diff(occurrences.indptr))
-        rows, field_ids = np.divmod(row_of_entry, n_fields)
-        columns = occurrences.indices
+        cells, field_ids = np.divmod(entries, n_fields)  # cell: term × n_tools + tool
+        rows = cells % n_tools
         supporting = _SUPPORTING[field_ids]
         # A supporting field says a word or it does not: fifty parameters that repeat it say
         # it once.
-        frequencies = np.where(supporting, 1.0, occurrences.data)
+        frequencies = np.where(supporting, 1.0, repeats)
         lengths = lengths.astype(np.float64)
         # Average over the tools that have the field: most tools have no tags or namespace,
         # and counting them would make every tagged tool look long.
@@ -392,28 +414,30 @@ class BM25Engine(SearchEngine):
         weights = (
             self._field_weights[field_ids] * frequencies * (k1 + 1) / (frequencies + k1 * norm)
         )
+        # Sum each cell's fields, the main ones and, capped, what the supporting ones add.
+        first_of_cell = np.empty(len(cells), dtype=bool)
+        first_of_cell[:1] = True
+        np.not_equal(cells[1:], cells[:-1], out=first_of_cell[1:])
+        cell_of_entry = np.cumsum(first_of_cell) - 1
+        distinct_cells = cells[first_of_cell]
         main = ~supporting
-        matrix = sparse.csc_matrix(
-            (weights[main], (rows[main], columns[main])), shape=(n_tools, n_terms)
+        n_cells = len(distinct_cells)
+        main_weights = _group_sums(cell_of_entry[main], weights[main], n_cells)
+        has_main = np.zeros(n_cells, dtype=bool)
+        has_main[cell_of_entry[main]] = True
+        main_matrix = _Columns.from_cells(
+            distinct_cells[has_main], main_weights[has_main], n_tools, n_terms
         )
-        matrix.sum_duplicates()
-        if supporting.any():
-            # What the supporting fields add to a term, together, is capped.
-            extra = sparse.csc_matrix(
-                (weights[supporting], (rows[supporting], columns[supporting])),
-                shape=(n_tools, n_terms),
-            )
-            extra.sum_duplicates()
-            np.minimum(extra.data, self.options.supporting_cap, out=extra.data)
-            main_matrix = matrix
-            matrix = (matrix + extra).tocsc()
-            matrix.sort_indices()
-        else:
-            main_matrix = matrix
+        extra_weights = np.minimum(
+            _group_sums(cell_of_entry[supporting], weights[supporting], n_cells),
+            self.options.supporting_cap,
+        )
+        matrix = _Columns.from_cells(distinct_cells, main_weights + extra_weights, n_tools, n_terms)
         document_frequency = np.diff(matrix.indptr)
         idf = np.log1p((n_tools - document_frequency + 0.5) / (document_frequency + 0.5))
         idf[document_frequency == 0] = 0.0
-        matrix.data *= np.repeat(idf, document_frequency)
+        # A new array: the synonym postings are read from `main_matrix`, before idf.
+        matrix = dataclasses.replace(matrix, data=matrix.data * np.repeat(idf, document_frequency))
         present_columns = np.flatnonzero(document_frequency)
         # Prefix matching completes single words: word pairs are left out of the look-up.
         words = [column for column in present_columns.tolist() if " " not in terms[column]]
@@ -431,7 +455,7 @@ class BM25Engine(SearchEngine):
         )
 
     def _synonym_postings(
-        self, main_matrix: sparse.csc_matrix, idf: npt.NDArray[np.float64]
+        self, main_matrix: _Columns, idf: npt.NDArray[np.float64]
     ) -> dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]]:
         """The postings in names, namespaces and descriptions of the terms that are some
         word's synonym, weighted as synonyms: a synonym is matched where a tool says what it
@@ -608,7 +632,7 @@ def _best_candidates(
 
 
 def _column_postings(
-    matrix: sparse.csc_matrix, column: int
+    matrix: _Columns, column: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
     """The tools a column's term is in, and its scores there: views of the matrix."""
     start, end = matrix.indptr[column], matrix.indptr[column + 1]
@@ -647,6 +671,13 @@ def _merged_matches(alternatives: tuple[_Alternative, ...], state: _IndexState) 
     return _TermMatches(alternatives, rows, scores, rows[by_synonym], scores[by_synonym])
 
 
+def _group_sums(
+    groups: npt.NDArray[np.intp], values: npt.NDArray[np.float64], n_groups: int
+) -> npt.NDArray[np.float64]:
+    """The sum of each group's values, added in the order given."""
+    return np.bincount(groups, values, minlength=n_groups).astype(np.float64, copy=False)
+
+
 def _explain(
     groups: list[tuple[QueryTerm, _TermMatches]], state: _IndexState, position: int
 ) -> tuple[MatchedTerm, ...]:
@@ -678,7 +709,7 @@ def _explain(
 def _empty_state() -> _IndexState:
     return _IndexState(
         tools=(),
-        matrix=sparse.csc_matrix((0, 0)),
+        matrix=_Columns(np.zeros(1, dtype=np.int64), _NO_ROWS, _NO_SCORES),
         idf=np.zeros(0),
         terms=[],
         sorted_terms=[],

@@ -76,7 +76,7 @@ class _ToolFacts:
     readable: float
     """How much of the tool's embedded text the model can read."""
     name_words: frozenset[str]
-    """The analysed words of its name."""
+    """The analysed words of its name, less those of its namespace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +138,14 @@ class HybridEngine(SearchEngine):
             return previous
         readability = self.options.readability
         readable = 1.0 if readability is None else readability(self.semantic.options.text(tool))
-        name = " ".join(identifier_words(tool.name))
-        words = frozenset(term.term for term in single_words(self.bm25.analyzer.query_terms(name)))
-        return _ToolFacts(tool, readable, words)
+        # The server's name in a tool's name (`git_log` of the server `git`) names no tool.
+        server = self._words(tool.namespace or "")
+        return _ToolFacts(tool, readable, self._words(tool.name) - server)
+
+    def _words(self, identifier: str) -> frozenset[str]:
+        """The analysed words of an identifier."""
+        text = " ".join(identifier_words(identifier))
+        return frozenset(term.term for term in single_words(self.bm25.analyzer.query_terms(text)))
 
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         similarities, notice = self.semantic.similarities(query)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
@@ -21,18 +20,20 @@ from toolscout.search.base import (
     SearchResults,
     ToolFilter,
 )
-from toolscout.search.bm25 import BM25Engine, BM25Options
-from toolscout.search.embedders import local_model_unavailable
-from toolscout.search.hybrid import HybridEngine, HybridOptions
+from toolscout.search.choices import (
+    DEFAULT_THRESHOLDS,
+    MAX_K,
+    EngineName,
+    RankingEngine,
+)
 from toolscout.search.needs import split_needs
-from toolscout.search.regex import RegexEngine, RegexOptions
-from toolscout.search.semantic import SemanticEngine, SemanticOptions
 
-EngineName: TypeAlias = Literal["auto", "bm25", "regex", "semantic", "hybrid"]
-"""An engine to ask for: `auto` picks hybrid where semantic search can run, BM25 elsewhere."""
-
-RankingEngine: TypeAlias = Literal["bm25", "regex", "semantic", "hybrid"]
-"""An engine that ranks: what `auto` resolves to."""
+# Each engine is imported when an index runs it: BM25 alone needs no model code.
+if TYPE_CHECKING:
+    from toolscout.search.bm25 import BM25Options
+    from toolscout.search.hybrid import HybridOptions
+    from toolscout.search.regex import RegexOptions
+    from toolscout.search.semantic import SemanticOptions
 
 
 @dataclass(frozen=True)
@@ -53,25 +54,13 @@ def choose_engine(engine: EngineName) -> EngineChoice:
     otherwise); any other name stands as it is."""
     if engine != "auto":
         return EngineChoice(engine)
+    from toolscout.search.embedders import local_model_unavailable
+
     unavailable = local_model_unavailable()
     if unavailable is None:
         return EngineChoice("hybrid", "auto: semantic search is installed")
     return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
 
-
-#: Default `threshold` for BM25: a search whose best hit's normalized score is below it
-#: returns nothing, so a query no tool serves gets no tools. Chosen on the BFCL dev split.
-DEFAULT_THRESHOLD = 0.4
-
-#: Default `threshold` of each engine. Semantic and hybrid: a little below the highest at
-#: which reworded requests over real MCP tools (benchmarks/senses.py) keep every right tool
-#: that a search with no threshold has in its top 5 (`python -m benchmarks.tune_semantic`).
-DEFAULT_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
-    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.09, "hybrid": 0.18}
-)
-
-#: The most results one search returns.
-MAX_K = 100
 
 #: Queries longer than this are cut before analysis; a tool request is a sentence or two.
 MAX_QUERY_CHARS = 4_000
@@ -93,7 +82,8 @@ class ToolIndex:
             where that extra is installed and BM25 elsewhere; `engine_choice` says which
             and why.
         threshold: default lowest `normalized_score` (0–1) the best hit of a search must
-            have, or the search returns nothing; other hits need half of it. 0 answers every
+            have, or the search returns nothing; other hits need half of it and a third of
+            the best's (`score_floor`). 0 answers every
             query that matches anything; `None` takes the engine's default
             (`DEFAULT_THRESHOLDS`). Regex hits all score 1.
         bm25: options for the BM25 engine (and BM25 within hybrid).
@@ -146,7 +136,8 @@ class ToolIndex:
             k: how many results at most (1–100).
             min_score: drop hits whose raw `score` is below this.
             threshold: return nothing when the best hit's `normalized_score` is below this
-                (0–1), and otherwise the hits that score at least half of it; `None` uses
+                (0–1), and otherwise the hits that score at least half of it and a third of
+                the best (`score_floor`); `None` uses
                 the index default, 0 disables it. The threshold decides whether the catalog
                 has a tool for the query; the ranking, which tools come first.
             filter: keep only tools for which it returns True; applied before `k`, so a
@@ -171,6 +162,7 @@ class ToolIndex:
         made while the batch runs shows in the next search, not halfway through this one."""
         k = _check_k(k)
         threshold = self.threshold if threshold is None else _check_threshold(threshold)
+        min_score = _check_min_score(min_score)
         for query in queries:
             if not isinstance(query, str):
                 raise SearchConfigError(f"query must be a string, got {type(query).__name__}")
@@ -220,10 +212,9 @@ class ToolIndex:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
-        if hits and hits[0].normalized_score < threshold:
-            hits = []  # the best tool the caller may use is not relevant enough: none is
-        else:  # beside a relevant best hit, one under half the threshold is noise
-            hits = [hit for hit in hits if hit.normalized_score >= threshold / 2]
+        if hits:
+            floor = score_floor(hits[0].normalized_score, threshold)
+            hits = [hit for hit in hits if hit.normalized_score >= floor]
         if not hits and notice is None:
             notice = _nothing_relevant_notice(filtered_out)
         return SearchResults(hits, query=query, notice=notice)
@@ -333,12 +324,20 @@ def _make_engine(
     hybrid: HybridOptions | None,
 ) -> SearchEngine:
     if engine == "bm25":
+        from toolscout.search.bm25 import BM25Engine
+
         return BM25Engine(bm25)
     if engine == "regex":
+        from toolscout.search.regex import RegexEngine
+
         return RegexEngine(regex)
     if engine == "semantic":
+        from toolscout.search.semantic import SemanticEngine
+
         return SemanticEngine(semantic)
     if engine == "hybrid":
+        from toolscout.search.hybrid import HybridEngine
+
         return HybridEngine(bm25, semantic, hybrid)
     raise SearchConfigError(
         f"unknown engine {engine!r}; choose 'auto', 'bm25', 'regex', 'semantic' or 'hybrid'"
@@ -351,6 +350,18 @@ def _check_k(k: object) -> int:
     return k
 
 
+def _check_min_score(min_score: object) -> float | None:
+    if min_score is None:
+        return None
+    if (
+        isinstance(min_score, bool)
+        or not isinstance(min_score, int | float)
+        or not math.isfinite(min_score)
+    ):
+        raise SearchConfigError(f"min_score must be a finite number or None, got {min_score!r}")
+    return float(min_score)
+
+
 def _check_threshold(threshold: object) -> float:
     if (
         isinstance(threshold, bool)
@@ -360,6 +371,19 @@ def _check_threshold(threshold: object) -> float:
     ):
         raise SearchConfigError(f"threshold must be between 0 and 1, got {threshold!r}")
     return float(threshold)
+
+
+def score_floor(best: float, threshold: float) -> float:
+    """The lowest normalized score a hit needs to be returned, when the best hit a search may
+    return scores `best`: infinite (nothing is returned) when the best is below the
+    threshold; otherwise half the threshold or a third of the best, whichever is higher, so
+    that the tools that come with a relevant best are more than noise. A threshold of 0
+    keeps every hit."""
+    if threshold <= 0:
+        return 0.0
+    if best < threshold:
+        return math.inf
+    return max(threshold / 2, best / 3)
 
 
 def _nothing_relevant_notice(filtered_out: bool) -> str:

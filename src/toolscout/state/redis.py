@@ -3,10 +3,13 @@ on any number of machines. Needs the `redis` extra: `pip install 'toolscout[redi
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from toolscout.errors import MissingExtraError, StateStoreError
+from toolscout.errors import MissingExtraError, StateStoreError, StoreUnavailableError
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StoreStats, ThreadStore
 
 if TYPE_CHECKING:
@@ -94,6 +97,14 @@ class RedisStore(ThreadStore):
         key_prefix: the start of every key this store writes.
         anonymous: `"refuse"` raises `MissingThreadError` for a request without a thread id,
             `"isolate"` gives it an empty state that is never saved.
+        timeout: seconds to wait for the server to accept a connection, and for each answer.
+
+    Raises:
+        StateStoreError: an invalid URL (when the store is made); a server that refuses a
+            command (a key of the prefix holding another type, a read-only replica).
+        StoreUnavailableError: the server cannot be reached, refuses the credentials, or
+            does not answer within `timeout` (any method). Messages quote the URL without
+            its password.
     """
 
     def __init__(
@@ -103,10 +114,13 @@ class RedisStore(ThreadStore):
         ttl: float = DEFAULT_TTL,
         key_prefix: str = DEFAULT_KEY_PREFIX,
         anonymous: AnonymousPolicy = "refuse",
+        timeout: float = 5.0,
     ) -> None:
         super().__init__(ttl=ttl, anonymous=anonymous)
         if not isinstance(key_prefix, str) or not key_prefix:
             raise StateStoreError(f"key_prefix must be a non-empty string, got {key_prefix!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+            raise StateStoreError(f"timeout must be a positive number of seconds, got {timeout!r}")
         try:
             import redis
         except ImportError as error:
@@ -114,7 +128,14 @@ class RedisStore(ThreadStore):
                 "RedisStore needs the redis package: pip install 'toolscout[redis]'"
             ) from error
         self.key_prefix = key_prefix
-        self._client: Redis = redis.Redis.from_url(url)
+        self.timeout = float(timeout)
+        self._where = _without_password(url)
+        try:
+            self._client: Redis = redis.Redis.from_url(
+                url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout
+            )
+        except ValueError as error:
+            raise StateStoreError(f"invalid Redis URL {self._where!r}: {error}") from None
         self._ttl_ms = max(1, round(self.ttl * 1000)) if self.ttl > 0 else 0
         self._index = f"{key_prefix}threads"
         self._load_script = self._client.register_script(_LOAD)
@@ -125,40 +146,62 @@ class RedisStore(ThreadStore):
     def clear_all(self) -> None:
         pattern = _glob_escape(self.key_prefix) + "thread:*"
         batch: list[bytes] = []
-        for key in self._client.scan_iter(match=pattern, count=1000):
-            batch.append(key)
-            if len(batch) == 1000:
+        with self._errors():
+            for key in self._client.scan_iter(match=pattern, count=1000):
+                batch.append(key)
+                if len(batch) == 1000:
+                    self._client.unlink(*batch)
+                    batch.clear()
+            if batch:
                 self._client.unlink(*batch)
-                batch.clear()
-        if batch:
-            self._client.unlink(*batch)
-        self._client.unlink(self._index)
+            self._client.unlink(self._index)
 
     def stats(self) -> StoreStats:
-        threads, oldest = self._stats_script(keys=self._keys(""), args=[self._ttl_ms, ""])
+        with self._errors():
+            threads, oldest = self._stats_script(keys=self._keys(""), args=[self._ttl_ms, ""])
         return StoreStats(
             threads=int(threads),
             oldest_access=None if not oldest else datetime.fromtimestamp(float(oldest) / 1000, UTC),
         )
 
     def cleanup_now(self) -> int:
-        return int(self._cleanup_script(keys=self._keys(""), args=[self._ttl_ms, ""]))
+        with self._errors():
+            return int(self._cleanup_script(keys=self._keys(""), args=[self._ttl_ms, ""]))
 
     def close(self) -> None:
         self._client.close()
 
     def _load(self, thread_id: str) -> list[str]:
-        ids = self._load_script(keys=self._keys(thread_id), args=[self._ttl_ms, thread_id])
+        with self._errors():
+            ids = self._load_script(keys=self._keys(thread_id), args=[self._ttl_ms, thread_id])
         return [tool_id.decode() for tool_id in ids]
 
     def _save(self, thread_id: str, tool_ids: list[str]) -> None:
-        self._save_script(keys=self._keys(thread_id), args=[self._ttl_ms, thread_id, *tool_ids])
+        with self._errors():
+            self._save_script(keys=self._keys(thread_id), args=[self._ttl_ms, thread_id, *tool_ids])
 
     def _clear(self, thread_id: str) -> None:
-        with self._client.pipeline(transaction=True) as pipeline:
+        with self._errors(), self._client.pipeline(transaction=True) as pipeline:
             pipeline.delete(self._key(thread_id))
             pipeline.zrem(self._index, thread_id)
             pipeline.execute()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """redis-py's errors as toolscout's: a server that cannot be reached or does not
+        answer makes the store unavailable; one that refuses a command, unusable."""
+        from redis import exceptions
+
+        try:
+            yield
+        except (exceptions.ConnectionError, exceptions.TimeoutError) as error:
+            raise StoreUnavailableError(
+                f"the Redis store at {self._where} is not answering: {error}"
+            ) from None
+        except exceptions.RedisError as error:
+            raise StateStoreError(
+                f"the Redis server at {self._where} refused a command: {error}"
+            ) from None
 
     def _key(self, thread_id: str) -> str:
         # "thread:" keeps every thread's key apart from the index, whatever the id.
@@ -166,6 +209,13 @@ class RedisStore(ThreadStore):
 
     def _keys(self, thread_id: str) -> list[str]:
         return [self._key(thread_id), self._index]
+
+
+def _without_password(url: str) -> str:
+    """`url` with any password (`user:password@`, `?password=`) replaced by `***`, fit for
+    messages and logs."""
+    url = re.sub(r"^([A-Za-z][\w+.-]*://[^/?#@:]*:)[^/?#@]*@", r"\1***@", url)
+    return re.sub(r"(?i)([?&]password=)[^&#]*", r"\1***", url)
 
 
 def _glob_escape(text: str) -> str:

@@ -12,11 +12,17 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from toolscout.errors import StateStoreError
+from toolscout.errors import StateStoreError, StoreUnavailableError
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StoreStats, ThreadStore
 
 SCHEMA_VERSION = 1
 """Stored in the file's `user_version`; a file written by a later toolscout is refused."""
+
+_COLUMNS = {
+    "threads": ("id", "thread_id", "last_access"),
+    "discovered_tools": ("thread", "position", "tool_id", "discovered_at"),
+}
+"""The columns of each table, to tell our tables from someone else's of the same name."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS threads (
@@ -57,6 +63,13 @@ class SQLiteStore(ThreadStore):
             `"isolate"` gives it an empty state that is never saved.
         timeout: seconds to wait for another connection's write lock before failing.
         clock: seconds since the epoch, `time.time` by default; tests pass a fake one.
+
+    Raises:
+        StateStoreError: the file cannot be a store: not a SQLite database, damaged, a
+            device such as `/dev/null`, or holding tables of the same names that toolscout
+            did not make. Raised when the store is made or when the damage is met.
+        StoreUnavailableError: another connection held the file's lock for more than
+            `timeout` seconds (any method).
     """
 
     def __init__(
@@ -80,6 +93,7 @@ class SQLiteStore(ThreadStore):
         self._local = threading.local()
         self._pid = os.getpid()
         self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._in_use: set[sqlite3.Connection] = set()
         self._closed = False
         try:
             with self._transaction() as connection:
@@ -94,11 +108,12 @@ class SQLiteStore(ThreadStore):
             connection.execute("DELETE FROM threads")
 
     def stats(self) -> StoreStats:
-        rows = self._connection().execute(
-            "SELECT count(*), min(last_access) FROM threads WHERE last_access > ?",
-            (self._cutoff(),),
-        )
-        count, oldest = rows.fetchone()
+        with self._errors(), self._using() as connection:
+            rows = connection.execute(
+                "SELECT count(*), min(last_access) FROM threads WHERE last_access > ?",
+                (self._cutoff(),),
+            )
+            count, oldest = rows.fetchone()
         return StoreStats(
             threads=count,
             oldest_access=None if oldest is None else datetime.fromtimestamp(oldest, UTC),
@@ -109,12 +124,15 @@ class SQLiteStore(ThreadStore):
             return self._delete_expired(connection)
 
     def close(self) -> None:
-        """Close every connection this store opened; using the store afterwards is an error."""
+        """Close every connection this store opened; using the store afterwards is an error.
+        A connection another thread is using (waiting for a lock) is closed by that thread
+        when it is done: closing it under its feet could crash the process."""
         with self._lock:
             self._closed = True
-            connections = list(self._connections.values()) if self._pid == os.getpid() else []
-            self._connections.clear()
-        for connection in connections:
+            mine = self._pid == os.getpid()
+            idle = [c for c in self._connections.values() if c not in self._in_use] if mine else []
+            self._connections = {t: c for t, c in self._connections.items() if c in self._in_use}
+        for connection in idle:
             connection.close()
 
     def _load(self, thread_id: str) -> list[str]:
@@ -195,14 +213,53 @@ class SQLiteStore(ThreadStore):
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: it takes the write lock at once, so that two connections
         never both read a thread and then both append to it."""
+        with self._errors(), self._using() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                if connection.in_transaction:
+                    connection.rollback()
+                raise
+            connection.execute("COMMIT")
+
+    @contextmanager
+    def _using(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, marked in use so that `close()` leaves it alone; closed
+        here if the store was closed meanwhile."""
         connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE")
+        with self._lock:
+            self._in_use.add(connection)
         try:
             yield connection
-        except BaseException:
-            connection.rollback()
-            raise
-        connection.execute("COMMIT")
+        finally:
+            with self._lock:
+                self._in_use.discard(connection)
+                close = self._closed
+                if close:
+                    self._connections.pop(threading.current_thread(), None)
+            if close:
+                connection.close()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """SQLite's errors as toolscout's: a lock held too long makes the store unavailable;
+        anything else the file does wrong makes it unusable."""
+        try:
+            yield
+        except sqlite3.OperationalError as error:
+            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+            if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise StoreUnavailableError(
+                    f"the SQLite store {self.path} stayed locked by another connection for "
+                    f"more than {self.timeout:g} s"
+                ) from None
+            raise StateStoreError(f"cannot use {self.path} as a SQLite store: {error}") from None
+        except sqlite3.DatabaseError as error:
+            raise StateStoreError(
+                f"cannot use {self.path} as a SQLite store: {error}; give the path of a "
+                "toolscout store, or of a file to create"
+            ) from None
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""
@@ -211,6 +268,7 @@ class SQLiteStore(ThreadStore):
             with self._lock:
                 self._pid = os.getpid()
                 self._connections = {}
+                self._in_use = set()
                 self._local = threading.local()
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is not None and not self._closed:
@@ -236,9 +294,9 @@ class SQLiteStore(ThreadStore):
         try:
             self._set_wal_mode(connection)
             connection.execute("PRAGMA synchronous = NORMAL")  # durable with WAL, and faster
-        except sqlite3.DatabaseError as error:
+        except BaseException:
             connection.close()
-            raise StateStoreError(f"cannot use {self.path} as a SQLite store: {error}") from None
+            raise  # told apart by `_errors`: a lock held too long, or a file that is no store
         return connection
 
     def _set_wal_mode(self, connection: sqlite3.Connection) -> None:
@@ -261,6 +319,14 @@ class SQLiteStore(ThreadStore):
                 f"{self.path} was written by a newer toolscout (schema {version}, this one "
                 f"reads {SCHEMA_VERSION}); upgrade toolscout or use another file"
             )
+        for table, expected in _COLUMNS.items():
+            columns = tuple(row[1] for row in connection.execute(f"PRAGMA table_info({table})"))
+            if columns and columns != expected:
+                raise StateStoreError(
+                    f"{self.path} has a table {table!r} that toolscout did not make (columns "
+                    f"{', '.join(columns)}); give the path of a toolscout store, or of a new "
+                    "file"
+                )
         for statement in _SCHEMA:
             connection.execute(statement)
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

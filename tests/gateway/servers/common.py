@@ -1,11 +1,11 @@
 """What every test server shares: serving over stdio, over streamable HTTP with `--http
-PORT`, or over the deprecated HTTP+SSE transport with `--sse PORT`; and building tools and
-results in few words."""
+PORT` (and `--modern-only`: in the 2026-07-28 revision alone), or over the deprecated
+HTTP+SSE transport with `--sse PORT`; and building tools and results in few words."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import json
 from typing import Any
 
 import anyio
@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 def tool(name: str, description: str, /, **properties: Any) -> types.Tool:
@@ -41,14 +41,18 @@ def text(value: str, *, error: bool = False) -> types.CallToolResult:
     )
 
 
-def serve(server: Server[Any], wrap: Callable[[ASGIApp], ASGIApp] | None = None) -> None:
-    """Serve on stdio, on `--http PORT` (streamable HTTP at /mcp) or on `--sse PORT`
-    (HTTP+SSE at /sse), until stopped. `wrap` puts ASGI middleware around the HTTP app."""
+def serve(server: Server[Any], notifications: NotificationOptions | None = None) -> None:
+    """Serve on stdio, on `--http PORT` (streamable HTTP at /mcp, in the 2026-07-28 revision
+    alone with `--modern-only`) or on `--sse PORT` (HTTP+SSE at /sse), until stopped; the
+    server says it sends `notifications/tools/list_changed`, or what `notifications` says."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=None)
     parser.add_argument("--sse", type=int, default=None)
+    parser.add_argument("--modern-only", action="store_true")
     options, _ = parser.parse_known_args()
-    init = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    init = server.create_initialization_options(
+        notifications or NotificationOptions(tools_changed=True)
+    )
 
     async def main() -> None:
         if options.http is None and options.sse is None:
@@ -59,7 +63,7 @@ def serve(server: Server[Any], wrap: Callable[[ASGIApp], ASGIApp] | None = None)
             app, port = _sse_app(server, init), options.sse
         else:
             app, port = server.streamable_http_app(), options.http
-        app = wrap(app) if wrap is not None else app
+        app = modern_only(app) if options.modern_only else app
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         await uvicorn.Server(config).serve()
 
@@ -85,3 +89,47 @@ def _sse_app(server: Server[Any], init: Any) -> ASGIApp:
             Mount("/messages/", app=transport.handle_post_message),
         ]
     )
+
+
+def modern_only(app: ASGIApp) -> ASGIApp:
+    """`initialize` refused with UNSUPPORTED_PROTOCOL_VERSION; everything else passed on."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        body = b""
+        while True:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = None
+        if isinstance(request, dict) and request.get("method") == "initialize":
+            error = {
+                "code": types.UNSUPPORTED_PROTOCOL_VERSION,
+                "message": "this server speaks 2026-07-28 only",
+                "data": {"supported": ["2026-07-28"], "requested": "initialize"},
+            }
+            reply = json.dumps({"jsonrpc": "2.0", "id": request.get("id"), "error": error})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 400,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            await send({"type": "http.response.body", "body": reply.encode()})
+            return
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await app(scope, replay, send)
+
+    return guarded

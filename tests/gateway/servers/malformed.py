@@ -1,5 +1,6 @@
 """A hand-written MCP server (newline-delimited JSON-RPC on stdio, the initialize handshake
-only, as older servers are) whose tool list holds malformed definitions among good ones."""
+only, as older servers are) whose tool list holds malformed definitions among good ones, as
+does its prompt list; its resource list is malformed as a whole, and it has no templates."""
 
 from __future__ import annotations
 
@@ -47,6 +48,12 @@ TOOLS: list[Any] = [
         "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
     },
 ]
+PROMPTS: list[Any] = [
+    {"name": "define", "description": "Define a word."},
+    {"name": "broken_prompt", "description": "Not \ud800 Unicode."},
+]
+#: A resource without its URI: the whole list is malformed.
+RESOURCES: list[Any] = [{"name": "dictionary"}]
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -56,11 +63,15 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     if method == "initialize":
         result: Any = {
             "protocolVersion": "2025-06-18",
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
             "serverInfo": {"name": "malformed", "version": "1"},
         }
     elif method == "tools/list":
         result = {"tools": TOOLS}
+    elif method == "prompts/list":
+        result = {"prompts": PROMPTS}
+    elif method == "resources/list":
+        result = {"resources": RESOURCES}
     elif method == "tools/call":
         params = message.get("params") or {}
         word = str(params.get("arguments", {}).get("word", ""))
