@@ -31,6 +31,18 @@ class TestSplitting:
                 "What is the weather in Boston? Also convert 100 USD to EUR.",
                 ["What is the weather in Boston?", "convert 100 USD to EUR"],
             ),
+            (
+                "Get the weather in Paris THEN book a table for two at 8pm",
+                ["Get the weather in Paris", "book a table for two at 8pm"],
+            ),
+            (
+                "What is the weather in Boston?\tConvert 100 USD to EUR.",
+                ["What is the weather in Boston?", "Convert 100 USD to EUR"],
+            ),
+            (
+                "Réserve une table à Zürich; envoie un e-mail à Chloé",
+                ["Réserve une table à Zürich", "envoie un e-mail à Chloé"],
+            ),
         ],
     )
     def test_a_task_is_cut_into_its_steps(self, request_text: str, needs: list[str]) -> None:
