@@ -182,6 +182,30 @@ class TestItself:
             for line in gateway.lines
         )
 
+    def test_a_gateway_started_by_itself_reads_past_a_message_nested_too_deep(
+        self, tmp_path: Path
+    ) -> None:
+        from toolscout.config import load_config
+        from toolscout.gateway import GatewayConfig
+        from toolscout.gateway.itself import MARKER, REFUSAL, fingerprint
+
+        config = write_config(tmp_path, {"notes": server("notes")})
+        chain = fingerprint(load_config(config, GatewayConfig))
+        deep = "[" * 100_000 + "]" * 100_000
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        answer = subprocess.run(
+            [str(TOOLSCOUT), "serve", "--config", str(config)],
+            input=f"{deep}\n{json.dumps(initialize)}\n",
+            env={**os.environ, MARKER: chain},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        (line,) = answer.stdout.splitlines()
+        assert json.loads(line)["id"] == 1
+        assert json.loads(line)["error"]["data"] == REFUSAL
+        assert "Traceback" not in answer.stderr
+
 
 class TestReload:
     def test_servers_added_changed_and_removed_reach_a_connected_client(

@@ -207,6 +207,38 @@ class TestOAuth:
         assert stat.S_IMODE(kept.stat().st_mode) == 0o600
         assert set(json.loads(kept.read_text())) == {"client_info", "tokens"}
 
+    def test_a_token_file_nested_too_deep_means_signing_in_again(self, tmp_path: Path) -> None:
+        from toolscout.gateway.oauth import token_file
+
+        events, opened = tmp_path / "server.log", tmp_path / "browser.log"
+        browser = f"{sys.executable} {SERVERS / 'browser.py'} %s"
+        env = {"BROWSER": browser, "BROWSER_LOG": str(opened)}
+        tokens = tmp_path / "tokens"
+        with http_server("guarded", "{port}", env={"GUARDED_LOG": str(events)}) as port:
+            url = f"http://127.0.0.1:{port}/mcp"
+            config = write_config(
+                tmp_path, {"guarded": {"url": url}}, gateway={"oauth_dir": str(tokens)}
+            )
+            tokens.mkdir(mode=0o700)
+            nested = '{"tokens": ' + "[" * 100_000 + "]" * 100_000 + "}"
+            token_file(tokens, url).write_text(nested)
+
+            async def whoami(url: str) -> str:
+                async with http_client(url, token=None) as client:
+                    result = await client.call_tool(
+                        "call_tool", {"name": "guarded__whoami", "arguments": {}}
+                    )
+                    return text(result)
+
+            gateway = GatewayProcess(config, "--port", "0", env=env)
+            try:
+                answer = run(lambda: whoami(gateway.url()), limit=60)
+            finally:
+                gateway.stop()
+        assert answer == "signed in as a registered client"
+        assert events.read_text().splitlines() == ["register", "authorize"]
+        assert set(json.loads(token_file(tokens, url).read_text())) == {"client_info", "tokens"}
+
 
 def test_a_sign_in_nobody_completes_fails_the_attempt_with_a_reason(tmp_path: Path) -> None:
     with http_server("guarded", "{port}") as port:

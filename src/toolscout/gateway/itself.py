@@ -28,6 +28,7 @@ import mcp_types as types
 
 from toolscout.config.variables import expand_variables
 from toolscout.gateway.config import GatewayConfig, UpstreamSettings
+from toolscout.safe_loading import parse_json
 
 MARKER = "TOOLSCOUT_GATEWAY_CHAIN"
 """The environment variable that carries the chain of gateways above a stdio server."""
@@ -85,8 +86,8 @@ async def refuse_over_stdio(reason: str) -> None:
     error = types.ErrorData(code=types.INVALID_REQUEST, message=reason, data=REFUSAL)
     async for line in anyio.wrap_file(sys.stdin):
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = parse_json(line)
+        except ValueError:  # not JSON, or nested too deep to read
             continue
         if isinstance(message, dict) and "id" in message and "method" in message:
             answer = types.JSONRPCError(jsonrpc="2.0", id=message["id"], error=error)

@@ -38,6 +38,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 
 import toolscout
 from toolscout.gateway.config import OAuthSettings
+from toolscout.safe_loading import parse_json
 
 logger = logging.getLogger("toolscout.gateway")
 
@@ -105,8 +106,8 @@ class FileTokenStorage:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = parse_json(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable, not JSON or nested too deep: sign in again
             return {}
         return data if isinstance(data, dict) else {}
 
