@@ -178,7 +178,8 @@ def _depth(data: Any) -> int:
         deepest = max(deepest, depth)
         if deepest > MAX_NESTING:
             break
-        stack.extend((child, depth + 1) for child in children)
+        # Scalars nest nothing: only containers are looked at again.
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return deepest
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from toolscout.catalog import Tool
 from toolscout.search import CallableEmbedder, HybridOptions, SemanticOptions, ToolIndex
+from toolscout.search.hybrid import latin_share
 
 from .conftest import make_tool, names
 
@@ -78,3 +79,19 @@ def test_the_score_is_the_normalized_score_and_never_rises(tmp_path: Path) -> No
     hits = index.search("create an issue report", k=3)
     assert [hit.score for hit in hits] == [hit.normalized_score for hit in hits]
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("Get the weather forecast for a city", 1.0),
+        ("Café au lait, déjà vu", 1.0),  # Latin-1 letters are Latin
+        ("1234 — ++", 1.0),  # no letters: nothing the model cannot read
+        ("查询天气 weather", 7 / 11),
+        ("天气", 0.0),
+    ],
+)
+def test_the_share_of_a_text_an_english_model_reads_counts_latin_letters(
+    text: str, share: float
+) -> None:
+    assert latin_share(text) == pytest.approx(share)

@@ -11,6 +11,7 @@ English model), keeps at least its lexical score, whatever the model makes of it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,17 +33,22 @@ from toolscout.search.semantic import (
 Readability = Callable[[str], float]
 """How much of a text an embedding model can read, from 0 (nothing) to 1 (all of it)."""
 
-# Letters below U+0250 are Basic Latin, Latin-1 and Latin Extended-A and -B.
-_LAST_LATIN = "\u024f"
+# Letters below U+0250 are Basic Latin, Latin-1 and Latin Extended-A and -B: one character
+# class each way, so that a text is scanned by `re`, not character by character in Python.
+_LATIN_LETTER = re.compile(
+    "[" + re.escape("".join(c for c in map(chr, range(0x250)) if c.isalpha())) + "]"
+)
+_BEYOND_LATIN = re.compile("[^\x00-\u024f]")
 
 
 def latin_share(text: str) -> float:
     """The share of `text`'s letters that are Latin: what an English embedding model, such as
     all-MiniLM-L6-v2, can read of it. A text with no letters counts as readable."""
-    letters = [character for character in text if character.isalpha()]
-    if not letters:
+    if text.isascii():  # most tool texts: every letter is Latin
         return 1.0
-    return sum(character <= _LAST_LATIN for character in letters) / len(letters)
+    latin = len(_LATIN_LETTER.findall(text))
+    other = sum(character.isalpha() for character in _BEYOND_LATIN.findall(text))
+    return latin / (latin + other) if latin + other else 1.0
 
 
 @dataclass(frozen=True)
