@@ -32,7 +32,7 @@ $(DEMO_CONFIG):
 	printf '# Written by make demo; the dashboard saves its settings here.\ntool_search:\n  enabled: true\n' > $@
 
 test: $(INSTALLED) system-check lint
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n auto --durations=25
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
