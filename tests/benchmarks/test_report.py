@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from benchmarks.report import RESULTS_END, RESULTS_START, Table, write_results
+from benchmarks.run import DOCS_PAGE
 
 TABLES = [Table(title="Speed", columns=["engine", "p50 ms"], rows=[["toolscout bm25", "0.07"]])]
 PAGE = f"""# Benchmarks
@@ -61,3 +61,8 @@ class TestWriteResults:
         with pytest.raises(ValueError, match="has no"):
             write_results(page, TABLES, heading="Results", preamble=[])
         assert "Old figures." in page.read_text(encoding="utf-8")
+
+    def test_the_docs_page_marks_the_section_a_run_rewrites(self) -> None:
+        text = DOCS_PAGE.read_text(encoding="utf-8")
+        assert text.count(RESULTS_START) == text.count(RESULTS_END) == 1
+        assert text.index(RESULTS_START) < text.index(RESULTS_END)
