@@ -385,7 +385,11 @@ class TestSite:
     def test_builds_strictly(self, tmp_path: Path) -> None:
         """`mkdocs build --strict`, as `make docs` runs it: a broken link or anchor, a page
         left out of the navigation, a docstring mkdocstrings cannot read, a snippet that is
-        not there, each fails the build."""
+        not there, each fails the build. Every proxy points at a closed port, so a plugin
+        that fetched anything (fonts, icons, analytics) would fail it too."""
+        nowhere = "http://127.0.0.1:9"
+        offline = {name: nowhere for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")}
+        offline |= {name.lower(): nowhere for name in offline}
         built = subprocess.run(
             [Path(sys.executable).parent / "mkdocs", "build", "--strict", "--site-dir", tmp_path],
             cwd=ROOT,
@@ -393,7 +397,13 @@ class TestSite:
             text=True,
             timeout=HANG,
             check=False,
-            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+            env={
+                **os.environ,
+                **offline,
+                "NO_PROXY": "",
+                "no_proxy": "",
+                "NO_MKDOCS_2_WARNING": "1",
+            },
         )
         assert built.returncode == 0, built.stderr
         assert (tmp_path / "reference" / "search" / "index.html").is_file()
