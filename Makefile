@@ -21,7 +21,7 @@ SYSTEM_PACKAGES := redis-server chromium tmux
 # Save button writes here; later runs keep what was saved.
 DEMO_CONFIG := toolscout.yaml
 
-.PHONY: demo test lint bench system-check check-wheel clean
+.PHONY: demo test lint bench docs system-check check-wheel clean
 
 # A search in the terminal, then the dashboard on the bundled catalog (Ctrl-C stops it).
 demo: $(DEMO_INSTALLED) $(DEMO_CONFIG)
@@ -39,8 +39,14 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Rewrites the results section of docs/benchmarks.md (the page says how).
 bench: $(INSTALLED)
 	$(BIN)/python -m benchmarks.run
+
+# The docs site in site/, offline; --strict: a broken link, a missing page or a docstring
+# mkdocstrings cannot read fails the build.
+docs: $(INSTALLED)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The release as a user gets it: sdist and wheel built, the wheel installed alone and used.
 check-wheel: $(INSTALLED)
@@ -67,9 +73,9 @@ $(DEMO_INSTALLED): pyproject.toml
 
 $(INSTALLED): $(DEMO_INSTALLED)
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
 	touch $@
 
 clean:
-	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) dist site .pytest_cache .mypy_cache .ruff_cache

@@ -1,7 +1,10 @@
 """Run the benchmarks: `python -m benchmarks.run [--quick] [--split dev|test|both] [--sizes ...]`.
 
-Prints the tables and writes them as markdown to `benchmarks/results/latest.md`. The default
-run takes a few minutes on two cores; `--quick` (small sizes, sampled queries) under a minute.
+Prints the tables and writes them as markdown into the results section of the docs'
+benchmarks page (`docs/benchmarks.md`), or with `--quick` to `benchmarks/results/latest.md`, so
+that a quick run never replaces the published figures (`--output` chooses another file). The
+default run takes about 15 minutes on two cores; `--quick` (small sizes, sampled queries) under
+a minute.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from benchmarks.gateway import gateway_unavailable, run_gateway
 from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
 from benchmarks.quality import run_quality
-from benchmarks.report import Table, to_markdown, to_rich
+from benchmarks.report import Table, to_rich, write_results
 from benchmarks.rewordings import run_rewordings
 from benchmarks.semantic import (
     remember_peer_queries,
@@ -38,7 +41,8 @@ from benchmarks.speed import run_speed
 from benchmarks.startup import run_startup, startup_unavailable
 from benchmarks.tokens import run_tokens
 
-RESULTS = Path(__file__).parent / "results" / "latest.md"
+DOCS_PAGE = Path(__file__).parents[1] / "docs" / "benchmarks.md"
+QUICK_RESULTS = Path(__file__).parent / "results" / "latest.md"
 _PACKAGES = (
     "toolscout",
     "fastmcp",
@@ -57,7 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, sampled queries")
     parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
     parser.add_argument("--sizes", type=_sizes, help="catalog sizes for the speed table")
-    parser.add_argument("--output", type=Path, default=RESULTS, help="markdown report path")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        help="where the markdown goes: into the results section of a page that marks one, "
+        f"else the whole file (default: {DOCS_PAGE.relative_to(DOCS_PAGE.parents[1])}, "
+        f"or {QUICK_RESULTS.relative_to(DOCS_PAGE.parents[1])} with --quick)",
+    )
     parser.add_argument(
         "--embedding-cache",
         type=Path,
@@ -185,12 +195,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             preamble.append(f"Start-up is not measured ({reason}).")
             console.print(f"[yellow]{preamble[-1]}[/yellow]")
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    heading = "toolscout benchmarks" + (" (--quick)" if args.quick else "")
-    args.output.write_text(
-        to_markdown(tables, heading=heading, preamble=preamble), encoding="utf-8"
-    )
-    console.print(f"Wrote {args.output}")
+    output = args.output or (QUICK_RESULTS if args.quick else DOCS_PAGE)
+    command = " ".join(["python -m benchmarks.run", *(argv if argv is not None else sys.argv[1:])])
+    preamble[0] = f"One run of `{command}`, {preamble[0]}"
+    # The command in the preamble says whether it was --quick; the heading stays the one the
+    # docs page links to.
+    write_results(output, tables, heading="Results", preamble=preamble)
+    console.print(f"Wrote {output}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Take the README's screenshot of the dashboard: `python scripts/dashboard_screenshot.py`.
+"""The dashboard's screenshot in docs/dashboard.md: `python scripts/dashboard_screenshot.py`.
 
 Serves the dashboard on the demo catalog (tool search on, two tools pinned), runs a query in
 Debian's Chromium at 1280×800 and writes `docs/dashboard.png`.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What each install weighs: a fresh virtual environment per extra, sized with `du`, as the
-# README's "Install" section quotes. Run from a checkout: `scripts/venv_sizes.sh [extra...]`
+# README and the docs' home page (docs/index.md, "Install") quote. Run from a checkout:
+# `scripts/venv_sizes.sh [extra...]`
 # (default: the core, each extra on its own, what `make demo` installs and what `make test`
 # installs). Prints one line per environment; takes a while (every install is a real one).
 set -euo pipefail

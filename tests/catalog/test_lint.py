@@ -212,6 +212,19 @@ class TestNameCollisions:
         }
 
 
+class TestNames:
+    @pytest.mark.parametrize("name", ["get weather", "get\tweather", " get_weather"])
+    def test_a_name_with_spaces_is_refused_by_providers(self, name: str) -> None:
+        (issue,) = lint_tools([make_tool(name)])
+        assert issue.code == "invalid-name"
+        assert repr(name) in issue.message
+        assert "OpenAI and Anthropic" in issue.message
+
+    @pytest.mark.parametrize("name", ["get_weather", "get-weather", "getWeather2"])
+    def test_names_providers_accept_pass(self, name: str) -> None:
+        assert lint_tools([make_tool(name)]) == []
+
+
 class TestIssueOrder:
     def test_in_tool_order_then_code_order(self) -> None:
         tools = [
@@ -233,6 +246,7 @@ class TestIssueOrder:
             "undocumented-parameter",
             "name-collision",
             "keyword-stuffing",
+            "invalid-name",
         )
 
 

@@ -33,7 +33,10 @@ class TestUserMistakes:
             (["search", "{catalog}", "x", "--engine", "vector"], ["'bm25', 'regex'", "--help"]),
             (["search", "{catalog}", "x", "-k", "0"], ["k must be", "1 to 100"]),
             (["search", "{catalog}", "x", "-k", "1000"], ["k must be", "1 to 100"]),
-            (["search", "{catalog}", "x", "-k", "many"], ["'-k'", "integer"]),
+            (["search", "{catalog}", "x", "-k", "many"], ["-k must be a whole number, got 'many'"]),
+            (["search", "{catalog}", "x", "-k", "2.5"], ["-k must be a whole number, got '2.5'"]),
+            (["search", "{catalog}", "x", "--threshold", "high"], ["--threshold must be a number"]),
+            (["tokens", "{catalog}", "--max-results", "x"], ["--max-results must be a whole"]),
             (["search", "{catalog}", "x", "--threshold", "2"], ["threshold", "between 0 and 1"]),
             (["search", "{catalog}", ""], ["QUERY", "empty", "send an email"]),
             (["search", "{catalog}", "   "], ["QUERY", "empty"]),
@@ -47,6 +50,9 @@ class TestUserMistakes:
             "k zero",
             "k too large",
             "k not a number",
+            "k not whole",
+            "threshold not a number",
+            "max-results not a number",
             "threshold out of range",
             "empty query",
             "blank query",
@@ -101,7 +107,39 @@ class TestConsoleScript:
             timeout=HANG,
         )
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)[0]["id"] == "email__send_email"
+        assert json.loads(done.stdout)["hits"][0]["id"] == "email__send_email"
+
+    def test_empty_search_as_json_holds_the_notice(self, sample_catalog: Path) -> None:
+        done = subprocess.run(
+            [TOOLSCOUT, "search", sample_catalog, "quantum chromodynamics", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=HANG,
+        )
+        assert done.returncode == 0, done.stderr
+        found = json.loads(done.stdout)
+        assert found["hits"] == [] and "No tool" in found["notice"]
+
+    @pytest.mark.parametrize(
+        ("args", "fragment"),
+        [
+            (["(unclosed", "--engine", "regex"], "'(unclosed' is invalid or unsupported"),
+            (["weather", "-k", "abc"], "-k must be a whole number, got 'abc'"),
+        ],
+        ids=["invalid pattern", "k not a number"],
+    )
+    def test_bad_value_is_one_line_and_status_2(
+        self, sample_catalog: Path, args: list[str], fragment: str
+    ) -> None:
+        done = subprocess.run(
+            [TOOLSCOUT, "search", sample_catalog, *args],
+            capture_output=True,
+            text=True,
+            timeout=HANG,
+        )
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert_one_error_line(done.stderr, fragment)
 
     def test_mistake_without_traceback(self) -> None:
         done = subprocess.run(

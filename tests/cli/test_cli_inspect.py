@@ -63,6 +63,14 @@ class TestInspectCommand:
         assert all(f"tool_{n}:" in every for n in range(5))
         assert "--all" not in every
 
+    def test_a_name_with_spaces(self, run: RunToolscout, write_catalog: WriteCatalog) -> None:
+        catalog = write_catalog(
+            [{"name": "get weather", "description": "Get the current weather for a city."}]
+        )
+        lint = section(run("inspect", catalog).stdout, "Lint:")
+        assert "invalid-name: 1" in lint
+        assert "'get weather' has spaces, which OpenAI and Anthropic refuse" in lint
+
     def test_clean_catalog(self, run: RunToolscout, write_catalog: WriteCatalog) -> None:
         catalog = write_catalog(
             [

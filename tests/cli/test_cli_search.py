@@ -9,7 +9,7 @@ import pytest
 
 from toolscout.catalog import Catalog
 from toolscout.data import demo_catalog_path
-from toolscout.search import ToolIndex
+from toolscout.search import DEFAULT_THRESHOLDS, ToolIndex
 
 from .conftest import RunToolscout
 
@@ -93,13 +93,30 @@ class TestSearchCommand:
         assert "weather__" not in result.stdout
         assert result.stdout.strip()
 
-    def test_invalid_pattern_is_a_notice_not_an_error(
+    @pytest.mark.parametrize(
+        ("pattern", "fragment"),
+        [
+            ("(unclosed", "'(unclosed' is invalid or unsupported"),
+            (r"(\w+) \1", "no backreferences or lookaround"),
+            ("a" * 201, "the limit is 200"),
+        ],
+        ids=["unclosed group", "backreference", "too long"],
+    )
+    def test_a_pattern_regex_cannot_run_is_a_mistake(
+        self, run: RunToolscout, sample_catalog: Path, pattern: str, fragment: str
+    ) -> None:
+        result = run("search", sample_catalog, pattern, "-e", "regex")
+        assert result.exit_code == 2
+        assert result.stdout == ""
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("error: ") and fragment in line
+
+    def test_a_pattern_that_matches_nothing_is_a_notice(
         self, run: RunToolscout, sample_catalog: Path
     ) -> None:
-        result = run("search", sample_catalog, "(unclosed", "-e", "regex")
+        result = run("search", sample_catalog, "^zzz", "-e", "regex")
         assert result.exit_code == 0
-        assert "(unclosed" in result.stdout
-        assert result.stderr == ""
+        assert "No tool matches the pattern '^zzz'" in one_paragraph(result.stdout)
 
     def test_demo_catalog(self, run: RunToolscout) -> None:
         result = run("search", "demo", "area of a triangle")
@@ -108,13 +125,32 @@ class TestSearchCommand:
         assert "triangle" in result.stdout
 
 
+class TestHelp:
+    def test_flags_show_no_value_placeholder(self, run: RunToolscout) -> None:
+        for command in (["search"], ["inspect"], ["serve"], ["dashboard"], []):
+            result = run(*command, "--help")
+            assert result.exit_code == 0
+            assert "--help" in result.stdout
+            assert "<bool>" not in result.stdout
+        assert "<int>" in run("search", "--help").stdout  # options that take a value keep it
+
+    def test_threshold_help_states_each_engine_s_default(self, run: RunToolscout) -> None:
+        help_text = one_paragraph(run("search", "--help").stdout.replace("│", " "))
+        for engine in ("bm25", "semantic", "hybrid"):
+            assert f"{engine} {DEFAULT_THRESHOLDS[engine]}" in help_text
+        assert "a regex match always scores 1" in help_text
+
+
 class TestJsonOutput:
     def test_hits_with_scores_terms_and_definition(
         self, run: RunToolscout, sample_catalog: Path
     ) -> None:
         result = run("search", sample_catalog, "send an email", "--json", "-k", "2")
         assert result.exit_code == 0
-        hits = json.loads(result.stdout)
+        found = json.loads(result.stdout)
+        assert (found["query"], found["notice"]) == ("send an email", None)
+        assert found["engine"] in ("bm25", "hybrid")
+        hits = found["hits"]
         assert len(hits) <= 2
         best = hits[0]
         assert best["rank"] == 1
@@ -129,10 +165,14 @@ class TestJsonOutput:
         assert "description" in email_match["fields"]
         assert best["definition"]["input_schema"]["required"] == ["to", "subject", "body"]
 
-    def test_empty_result_is_an_empty_list_and_the_notice_goes_to_stderr(
+    def test_empty_result_has_no_hits_and_the_notice_in_the_json(
         self, run: RunToolscout, sample_catalog: Path
     ) -> None:
-        result = run("search", sample_catalog, "quantum chromodynamics", "--json")
+        query = "quantum chromodynamics"
+        result = run("search", sample_catalog, query, "--json", "-e", "bm25")
         assert result.exit_code == 0
-        assert json.loads(result.stdout) == []
-        assert result.stderr.strip()
+        found = json.loads(result.stdout)
+        assert found["hits"] == []
+        index = ToolIndex(Catalog.from_file(sample_catalog), engine="bm25")
+        assert found["notice"] == index.search(query).notice
+        assert found["notice"] not in result.stderr

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from toolscout.errors import SearchConfigError
-from toolscout.search import RegexOptions, ToolIndex
+from toolscout.search import RegexOptions, ToolIndex, pattern_problem
 
 from .conftest import make_index, make_tool, names, standard_tools
 
@@ -158,6 +158,11 @@ class TestRegexSafety:
         assert results.notice
         assert problem in results.notice
         assert "RE2" in results.notice
+        assert pattern_problem(pattern) == results.notice
+
+    @pytest.mark.parametrize("pattern", ["^send", "weather|forecast", "x" * 200])
+    def test_a_pattern_regex_can_run_has_no_problem(self, pattern: str) -> None:
+        assert pattern_problem(pattern) is None
 
     def test_pattern_over_the_length_cap_is_refused_with_a_notice(
         self, regex_index: ToolIndex

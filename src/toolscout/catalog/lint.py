@@ -18,6 +18,7 @@ LintCode = Literal[
     "undocumented-parameter",
     "name-collision",
     "keyword-stuffing",
+    "invalid-name",
 ]
 """What kind of problem a `LintIssue` is; stable, so scripts can filter on it."""
 
@@ -28,6 +29,7 @@ LINT_CODES: tuple[LintCode, ...] = (
     "undocumented-parameter",
     "name-collision",
     "keyword-stuffing",
+    "invalid-name",
 )
 
 #: A description under either limit is `short-description`: "Sends an email." (3 words) and
@@ -52,6 +54,7 @@ STUFFED_WORD_REPEATS = 10
 STUFFED_WORD_SHARE = 0.2
 
 _WORD = re.compile(r"\w+")
+_WHITESPACE = re.compile(r"\s")
 # Words too common to count as stuffing when repeated (a long text says "the" often).
 _COMMON_WORDS = frozenset(
     [
@@ -164,6 +167,13 @@ def _single_tool_issues(tool: Tool) -> Iterator[LintIssue]:
             "keyword-stuffing",
             f"{'; '.join(stuffing)}: search counts a repeat once, so it only makes the tool "
             "look like spam; say each thing once",
+        )
+    if _WHITESPACE.search(tool.name):
+        yield LintIssue(
+            tool.id,
+            "invalid-name",
+            f"the name {_shortened(tool.name)!r} has spaces, which OpenAI and Anthropic refuse "
+            "in a tool name (they take letters, digits, _ and -); join the words with _",
         )
 
 

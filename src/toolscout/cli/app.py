@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 import toolscout
 from toolscout.cli.dashboard import dashboard
@@ -15,6 +15,29 @@ from toolscout.cli.serve import serve
 from toolscout.cli.tokens import tokens
 from toolscout.errors import ToolScoutError
 
+# What a value that does not parse should have been, by pydantic's error type (typer parses
+# option values with pydantic, whose own wording is about "input" and "parsing").
+_EXPECTED_VALUES = {
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+}
+
+
+def _without_flag_placeholders(params: list[Any]) -> list[Any]:
+    """The parameters, each flag (`--json`, `--help`) without the `<bool>` typer would show
+    after it in the help: a flag takes no value."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _without_flag_placeholders(super().get_params(ctx))
+
 
 class _MistakesOnOneLine(TyperGroup):
     """Reports a user's mistake as one line on stderr with exit status 2, never a traceback.
@@ -22,14 +45,34 @@ class _MistakesOnOneLine(TyperGroup):
     This is the only place errors are caught: anything else is a bug, and shows as one.
     """
 
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _without_flag_placeholders(super().get_params(ctx))
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except typer.TyperException as error:  # bad option values, missing arguments
             command = " ".join(filter(None, [ctx.command_path, ctx.invoked_subcommand]))
-            _fail(f"{error.format_message()} (see `{command} --help`)", error.exit_code)
+            _fail(f"{_in_our_words(error)} (see `{command} --help`)", error.exit_code)
         except ToolScoutError as error:
             _fail(str(error))
+
+
+def _in_our_words(error: typer.TyperException) -> str:
+    """The mistake as toolscout says it: for a value that does not parse, what the option
+    expects and what it got, rather than the parser's own wording."""
+    # Imported here: typer only loads pydantic once it parses a value, and `--help` does not.
+    from pydantic import ValidationError
+
+    cause = error.__cause__
+    param = getattr(error, "param", None)
+    if isinstance(cause, ValidationError) and isinstance(param, TyperOption):
+        problem = cause.errors()[0]
+        expected = _EXPECTED_VALUES.get(problem["type"])
+        if expected is not None:
+            name = max(param.opts, key=len)  # --threshold rather than -t
+            return f"{name} must be {expected}, got {problem['input']!r}"
+    return error.format_message()
 
 
 def _fail(message: str, exit_code: int = 2) -> NoReturn:
@@ -69,11 +112,11 @@ def _version(
     count what tool search saves."""
 
 
-app.command()(search)
-app.command()(inspect)
-app.command()(tokens)
-app.command()(serve)
-app.command()(dashboard)
+app.command(cls=_Command)(search)
+app.command(cls=_Command)(inspect)
+app.command(cls=_Command)(tokens)
+app.command(cls=_Command)(serve)
+app.command(cls=_Command)(dashboard)
 
 
 def main() -> None:

@@ -59,18 +59,25 @@ def search(
         typer.Option(
             help="Lowest normalized score (0-1) a tool needs to be shown; 0 shows every match. "
             "Default: the config file's threshold, or the engine's own: "
-            + ", ".join(f"{name} {value}" for name, value in DEFAULT_THRESHOLDS.items())
-            + ".",
+            + ", ".join(
+                f"{name} {value}" for name, value in DEFAULT_THRESHOLDS.items() if name != "regex"
+            )
+            + " (a regex match always scores 1).",
             show_default=False,
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the results as a JSON list instead.")
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the results as JSON instead: the query, the engine, the notice (why "
+            "nothing or less was found, or null) and the hits.",
+        ),
     ] = False,
     config: ConfigOption = None,
 ) -> None:
     """Search a tool catalog: the best tools for QUERY, best first."""
-    from toolscout.search import ToolIndex
+    from toolscout.search import ToolIndex, pattern_problem
 
     if not query.strip():
         raise typer.BadParameter(
@@ -78,6 +85,10 @@ def search(
         )
     settings = tool_search_settings(config)
     engine = engine or settings.engine
+    # A pattern the regex engine cannot run is the user's mistake, not a search that found
+    # nothing; the engine's notice says what is wrong with it.
+    if engine == "regex" and (problem := pattern_problem(query)) is not None:
+        raise typer.BadParameter(problem, param_hint="QUERY")
     k = settings.max_results if k is None else k
     threshold = settings.threshold if threshold is None else threshold
     tools = load_catalog(catalog)
@@ -86,11 +97,13 @@ def search(
     if index.engine_choice.reason is not None:
         Console(stderr=True).print(Text(str(index.engine_choice), style="dim"))
     if as_json:
-        typer.echo(json.dumps(_as_json(results), indent=2, ensure_ascii=False))
-    elif results:
+        output = _as_json(results, engine=index.engine_name)
+        typer.echo(json.dumps(output, indent=2, ensure_ascii=False))
+        return
+    if results:
         Console().print(_results_table(results, catalog_size=len(tools), engine=index.engine_name))
     if results.notice:
-        Console(stderr=as_json).print(Text(results.notice, style="yellow"))
+        Console().print(Text(results.notice, style="yellow"))
 
 
 def _results_table(results: SearchResults, *, catalog_size: int, engine: str) -> Table:
@@ -146,7 +159,16 @@ def _relevance_bar(normalized_score: float) -> Text:
     )
 
 
-def _as_json(results: SearchResults) -> list[dict[str, Any]]:
+def _as_json(results: SearchResults, *, engine: str) -> dict[str, Any]:
+    return {
+        "query": results.query,
+        "engine": engine,
+        "notice": results.notice,
+        "hits": _hits_as_json(results),
+    }
+
+
+def _hits_as_json(results: SearchResults) -> list[dict[str, Any]]:
     return [
         {
             "rank": hit.rank,

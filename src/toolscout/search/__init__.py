@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from toolscout.search.highlight import matched_spans
     from toolscout.search.hybrid import HybridEngine, HybridOptions
     from toolscout.search.index import EngineChoice, ToolIndex, choose_engine, score_floor
-    from toolscout.search.regex import RegexEngine, RegexOptions
+    from toolscout.search.regex import RegexEngine, RegexOptions, pattern_problem
     from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
     from toolscout.search.synonyms import SYNONYM_GROUPS
 
@@ -75,6 +75,7 @@ __all__ = [
     "default_cache_path",
     "highlight_spans",
     "matched_spans",
+    "pattern_problem",
     "score_floor",
     "tool_text",
 ]
@@ -113,7 +114,7 @@ if not TYPE_CHECKING:
             "toolscout.search.highlight": ["matched_spans"],
             "toolscout.search.hybrid": ["HybridEngine", "HybridOptions"],
             "toolscout.search.index": ["EngineChoice", "ToolIndex", "choose_engine", "score_floor"],
-            "toolscout.search.regex": ["RegexEngine", "RegexOptions"],
+            "toolscout.search.regex": ["RegexEngine", "RegexOptions", "pattern_problem"],
             "toolscout.search.semantic": ["SemanticEngine", "SemanticOptions", "tool_text"],
             "toolscout.search.synonyms": ["SYNONYM_GROUPS"],
         },

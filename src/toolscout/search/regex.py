@@ -127,6 +127,14 @@ class RegexEngine(SearchEngine):
         return _compile(pattern, self.options.max_pattern_length, self.options.max_memory)
 
 
+def pattern_problem(pattern: str, options: RegexOptions | None = None) -> str | None:
+    """Why the regex engine cannot search `pattern` (empty, too long, invalid, or unsupported
+    by RE2), in the words of the notice a search would return; None when it can search it."""
+    options = options or RegexOptions()
+    compiled = _compile(pattern, options.max_pattern_length, options.max_memory)
+    return compiled if isinstance(compiled, str) else None
+
+
 class _Scan:
     """One search of the layout's text, call after call, until `limit` tools match, the
     text ends, or the CPU time passes `deadline`."""
