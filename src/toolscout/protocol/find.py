@@ -202,7 +202,7 @@ class SearchScope:
                 detail = _below(hit.normalized_score, best or 0.0, threshold)
                 left_out.append(LeftOutTool(tool, "below_threshold", detail, hit))
             else:
-                detail = f"past max_results: a search returns {k} tools"
+                detail = f"past max_results: a search returns {k} tool{'s' if k > 1 else ''}"
                 if tool.id in self.known:
                     detail += "; it is already discovered, and new tools come first"
                 left_out.append(LeftOutTool(tool, "past_max_results", detail, hit))

@@ -31,7 +31,7 @@ from toolscout.protocol.definitions import (
     result_text,
 )
 from toolscout.protocol.find import NOTHING_FOUND as NOTHING_FOUND
-from toolscout.protocol.find import FoundTool, QueryAnswer, SearchAnswer, SearchScope
+from toolscout.protocol.find import FoundTool, LeftOutTool, QueryAnswer, SearchAnswer, SearchScope
 from toolscout.protocol.handlers import REQUEST_CONTEXT as REQUEST_CONTEXT
 from toolscout.protocol.handlers import run_handler
 from toolscout.protocol.modes import Listing, ModeStrategy, mode_strategy
@@ -88,9 +88,10 @@ class ToolSearch:
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         if index is not None and index.catalog is not self.catalog:
             raise ToolSearchConfigError("index must search the same Catalog object as catalog")
-        # Every tool is indexed, pinned ones too: which tools a search may return is this
-        # class's question (`is_pinned`), and `find` explains a pinned match.
-        self.index = index or ToolIndex(self.catalog, engine=self.config.engine, corpus=_every_tool)
+        # The index's default corpus leaves out tools marked `pinned`, and only those: which
+        # tools a search may return is this class's question (`is_pinned`). Indexing them
+        # too would shift every BM25 score of a catalog that has some.
+        self.index = index or ToolIndex(self.catalog, engine=self.config.engine)
         self.store = store
         self.filter = filter
         self._context = ContextStore()
@@ -215,13 +216,14 @@ class ToolSearch:
         discovered: Iterable[str] = (),
         request_context: Any = None,
         max_results: int | None = None,
+        explain: bool = True,
     ) -> SearchAnswer:
         """What a `search_tools` call with `queries` would return in a conversation that has
         discovered `discovered`, and, for each query, the tools the ranking has that it
         leaves out and why. Nothing is remembered, no statistics are kept: it only asks.
 
-        The answer follows the configured mode's search (in `lazy` mode, which has no
-        `search_tools`, as a native search would rank): the filter's `search` phase, and
+        The answer follows the configured mode's search (`lazy` mode has no `search_tools`;
+        there it ranks the tools its discovery tool lists): the filter's `search` phase, and
         `load` in the modes where a search makes its results callable (`auto_load`,
         `proxy`). Several queries share one call's results, as in `search_tools`: a tool
         an earlier query returned is not returned again.
@@ -233,12 +235,19 @@ class ToolSearch:
             request_context: What the filter is asked with.
             max_results: Results per query, capped at `config.max_results` (its default),
                 as the model's own `max_results` is.
+            explain: Rank each query a second time, with no threshold and no filter, to
+                say what is left out and why; False leaves `left_out` empty and costs one
+                search per query, as `search_tools` does.
 
         Raises:
             ToolSearchConfigError: no query, or a query that is not text.
         """
-        query_list = [queries] if isinstance(queries, str) else list(queries)
-        if not query_list or not all(isinstance(query, str) for query in query_list):
+        query_list = [queries] if isinstance(queries, str) else queries
+        if (
+            not isinstance(query_list, Sequence)
+            or not query_list
+            or not all(isinstance(query, str) for query in query_list)
+        ):
             raise ToolSearchConfigError("find needs one or more queries, as strings")
         view = self._view()
         policy = self._policy(request_context)
@@ -250,7 +259,9 @@ class ToolSearch:
         for query in query_list:
             earlier = set(shown)
             found, notice = await scope.found(query, k, shown)
-            found, left_out = await scope.left_out(query, k, found, earlier)
+            left_out: list[LeftOutTool] = []
+            if explain:
+                found, left_out = await scope.left_out(query, k, found, earlier)
             answers.append(QueryAnswer(query, tuple(found), tuple(left_out), notice))
         return SearchAnswer(tuple(answers), k, self.threshold)
 
@@ -261,6 +272,7 @@ class ToolSearch:
         discovered: Iterable[str] = (),
         request_context: Any = None,
         max_results: int | None = None,
+        explain: bool = True,
     ) -> SearchAnswer:
         """`afind` for sync code."""
         return _run_sync(
@@ -269,6 +281,7 @@ class ToolSearch:
                 discovered=discovered,
                 request_context=request_context,
                 max_results=max_results,
+                explain=explain,
             )
         )
 
@@ -676,10 +689,6 @@ def _deferred_tools(view: CatalogView, names: Iterable[str]) -> list[Tool]:
     return list(tools.values())
 
 
-def _every_tool(tool: Tool) -> bool:
-    return True
-
-
 def _run_sync(coroutine: Coroutine[Any, Any, _ResultT]) -> _ResultT:
     try:
         asyncio.get_running_loop()
@@ -687,6 +696,6 @@ def _run_sync(coroutine: Coroutine[Any, Any, _ResultT]) -> _ResultT:
         return asyncio.run(coroutine)
     coroutine.close()
     raise RuntimeError(
-        "prepare() and execute() are for sync code; inside an event loop, await aprepare() and "
-        "aexecute()"
+        "prepare(), execute() and find() are for sync code; inside an event loop, await "
+        "aprepare(), aexecute() and afind()"
     )

@@ -6,8 +6,8 @@ every step and is never a search result. A tool is pinned when it is marked `pin
 is not `deferred` (the two flags say the same to the protocol), or when its id is in
 `ToolSearchConfig.pinned` (the config file's `always_available`). `is_pinned` is the rule;
 everything else asks it. Whether a tool is part of the *searchable corpus* is a separate
-question, the index's (`ToolIndex(corpus=...)`): tool search indexes every tool and keeps
-pinned ones out of its results.
+question, the index's (`ToolIndex(corpus=...)`: by default every tool not marked `pinned`);
+whatever the index ranks, tool search keeps pinned tools out of its results.
 """
 
 from __future__ import annotations

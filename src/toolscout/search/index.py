@@ -96,9 +96,9 @@ class ToolIndex:
             every need's best tools reach the top k (`toolscout.search.needs`). Patterns
             (regex) are never split.
         corpus: which of the catalog's tools are searched (`tool -> bool`); the tools not
-            marked `pinned` if None. Which tools a search may *return* is the caller's
-            question (`filter`): `ToolSearch` indexes every tool, so that its answers and
-            their explanations rank against one corpus.
+            marked `pinned` if None. The corpus decides the statistics every score is
+            computed from; which of its tools a search may *return* is the caller's
+            question (`filter`), as `ToolSearch` asks it.
     """
 
     def __init__(
