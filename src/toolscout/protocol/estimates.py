@@ -11,7 +11,6 @@ from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tokens import catalog_tokens, count_tokens
 from toolscout.catalog.tool import Tool
 from toolscout.protocol.config import Mode, ResultFormat
-from toolscout.protocol.definitions import ToolCall
 from toolscout.protocol.modes import mode_strategy
 from toolscout.protocol.processor import ToolSearch
 from toolscout.protocol.results import Found, QueryResult
@@ -78,24 +77,18 @@ def estimate_tokens(
     every = catalog_tokens([*view.pinned, *view.deferred], "openai_chat")
     first = sum(map(definition_tokens, search.prepare()))
     per_request = []
+    strategy = mode_strategy(mode)
     for group in _spread_groups(view.deferred, max_results):
         messages: list[dict[str, Any]] = []
-        names = [view.wire_name(tool) for tool in group]
-        if mode == "lazy":
-            reveal = search.execute(
-                ToolCall(config.meta_tool_names.lazy, {"tool_names": names}, id="lazy")
-            )
-            messages.append({"role": "tool", "tool_call_id": "lazy", "content": reveal.content})
-        else:
-            # The search result as the mode words it, for tools it could have found.
+        if strategy.discovers_by_search:
+            # The search result as the mode words it, as if the search had found the group.
             found = [Found(view.definition(tool, "discovered"), 0.5) for tool in group]
-            text = mode_strategy(mode).search_text(config, [QueryResult("a request", found)])
+            text = strategy.search_text(config, [QueryResult("a request", found)])
             messages.append({"role": "tool", "tool_call_id": "search", "content": text})
-        if mode == "load":
-            load = search.execute(
-                ToolCall(config.meta_tool_names.load, {"names": names}, id="load")
-            )
-            messages.append({"role": "tool", "tool_call_id": "load", "content": load.content})
+        names = [view.wire_name(tool) for tool in group]
+        for call in strategy.discovery_calls(config, names):
+            result = search.execute(call)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
         tools = sum(map(definition_tokens, search.prepare(None, messages)))
         results = sum(count_tokens(message["content"]) for message in messages)
         per_request.append(tools + results)

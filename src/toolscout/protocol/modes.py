@@ -17,7 +17,7 @@ from typing import Literal, TypeAlias
 from toolscout.catalog.tool import Tool
 from toolscout.protocol import meta_tools, results
 from toolscout.protocol.config import Mode, ToolSearchConfig
-from toolscout.protocol.definitions import ToolDefinition
+from toolscout.protocol.definitions import ToolCall, ToolDefinition
 from toolscout.protocol.policy import Phase, PolicyCheck
 from toolscout.protocol.view import CatalogView
 
@@ -90,9 +90,16 @@ class ModeStrategy:
             available=found,
         )
 
+    discovers_by_search: bool = True
+    """Whether the model finds tools through `search_tools` (else through a listing)."""
+
     def how_to_discover(self, config: ToolSearchConfig, name: str) -> str:
         """The call that makes the deferred tool `name` callable, as a hint."""
         return f'call {config.meta_tool_names.search} with {{"queries": ["{name}"]}}, then call it'
+
+    def discovery_calls(self, config: ToolSearchConfig, names: list[str]) -> list[ToolCall]:
+        """The calls, after any search, that make the tools `names` callable."""
+        return []
 
 
 class LoadMode(ModeStrategy):
@@ -128,6 +135,9 @@ class LoadMode(ModeStrategy):
 
     def how_to_discover(self, config: ToolSearchConfig, name: str) -> str:
         return f'call {config.meta_tool_names.load} with {{"names": ["{name}"]}}, then call it'
+
+    def discovery_calls(self, config: ToolSearchConfig, names: list[str]) -> list[ToolCall]:
+        return [ToolCall(config.meta_tool_names.load, {"names": names}, id="load")]
 
 
 class AutoLoadMode(ModeStrategy):
@@ -189,6 +199,7 @@ class LazyMode(ModeStrategy):
     """One discovery tool lists the deferred tools and returns definitions by name."""
 
     name = "lazy"
+    discovers_by_search = False
 
     def actions(self, config: ToolSearchConfig) -> Mapping[str, Action]:
         return {config.meta_tool_names.lazy: "reveal"}
@@ -211,6 +222,9 @@ class LazyMode(ModeStrategy):
     def how_to_discover(self, config: ToolSearchConfig, name: str) -> str:
         lazy = config.meta_tool_names.lazy
         return f'call {lazy} with {{"tool_names": ["{name}"]}}, then call it'
+
+    def discovery_calls(self, config: ToolSearchConfig, names: list[str]) -> list[ToolCall]:
+        return [ToolCall(config.meta_tool_names.lazy, {"tool_names": names}, id="lazy")]
 
 
 class NativeMode(ModeStrategy):

@@ -22,7 +22,6 @@ from toolscout.errors import StateStoreError, StoreUnavailableError, ToolSearchC
 from toolscout.protocol import meta_tools, results
 from toolscout.protocol.arguments import ArgumentChecker
 from toolscout.protocol.config import ToolSearchConfig, build_config
-from toolscout.protocol.context_store import ContextStore
 from toolscout.protocol.definitions import (
     DefinitionKind,
     ToolCall,
@@ -30,6 +29,7 @@ from toolscout.protocol.definitions import (
     ToolResult,
     result_text,
 )
+from toolscout.protocol.discoveries import Discoveries, deferred_tools
 from toolscout.protocol.find import NOTHING_FOUND as NOTHING_FOUND
 from toolscout.protocol.find import FoundTool, LeftOutTool, QueryAnswer, SearchAnswer, SearchScope
 from toolscout.protocol.handlers import REQUEST_CONTEXT as REQUEST_CONTEXT
@@ -40,8 +40,6 @@ from toolscout.protocol.stats import StatsRecorder, ToolSearchStats
 from toolscout.protocol.view import CatalogView, catalog_view, check_clashes, is_pinned
 from toolscout.search import ToolIndex
 from toolscout.state.base import StateStore
-from toolscout.state.memory import InMemoryStore
-from toolscout.state.offloop import OffLoopStore
 
 logger = logging.getLogger("toolscout.protocol")
 
@@ -92,10 +90,8 @@ class ToolSearch:
         # tools a search may return is this class's question (`is_pinned`). Indexing them
         # too would shift every BM25 score of a catalog that has some.
         self.index = index or ToolIndex(self.catalog, engine=self.config.engine)
-        self.store = store
         self.filter = filter
-        self._context = ContextStore()
-        self._offloop: OffLoopStore | None = None
+        self._discoveries = Discoveries(store, self.config.store_timeout)
         self._lock = threading.Lock()
         self._view_cache: CatalogView | None = None
         self._arguments = ArgumentChecker()
@@ -144,7 +140,7 @@ class ToolSearch:
         if view.deferred:
 
             async def discovered() -> list[Tool]:
-                return await self._discovered(view, policy, thread, messages)
+                return await self._discoveries.allowed(view, policy, thread, messages)
 
             listing = Listing(self.config, view, policy, discovered)
             definitions += await mode_strategy(self.config.mode, native=native).list_deferred(
@@ -251,7 +247,7 @@ class ToolSearch:
             raise ToolSearchConfigError("find needs one or more queries, as strings")
         view = self._view()
         policy = self._policy(request_context)
-        known = await policy.allowed(_deferred_tools(view, discovered), "load", "active")
+        known = await policy.allowed(deferred_tools(view, discovered), "load", "active")
         scope = self._scope(mode_strategy(self.config.mode), view, policy, known)
         k = self._results_per_query(max_results)
         shown: set[str] = set()
@@ -286,6 +282,15 @@ class ToolSearch:
         )
 
     @property
+    def store(self) -> StateStore | None:
+        """Where each thread's discoveries are kept; None reads them from the messages."""
+        return self._discoveries.store
+
+    @store.setter
+    def store(self, store: StateStore | None) -> None:
+        self._discoveries.store = store
+
+    @property
     def threshold(self) -> float:
         """The threshold searches run with: `config.threshold`, or the engine's default."""
         return self.index.threshold if self.config.threshold is None else self.config.threshold
@@ -306,50 +311,6 @@ class ToolSearch:
         return name in self.config.meta_tool_names.model_dump().values() or (
             self._view().resolve(name) is not None
         )
-
-    # -- the conversation's discoveries ----------------------------------------------------
-
-    async def _discovered(
-        self,
-        view: CatalogView,
-        policy: PolicyCheck,
-        thread_id: str | None,
-        messages: Sequence[Any],
-    ) -> list[Tool]:
-        """The thread's discovered tools that this request may see.
-
-        The load phase is asked again: a discovery read from client-sent messages proves
-        nothing, and the policy may have changed since.
-        """
-        tools = await self._discovered_tools(view, thread_id, messages)
-        return await policy.allowed(tools, "load", "active")
-
-    async def _discovered_tools(
-        self, view: CatalogView, thread_id: str | None, messages: Sequence[Any]
-    ) -> list[Tool]:
-        """The thread's discovered tools still in the catalog and deferred, in order."""
-        if thread_id is None or self.store is None:
-            names = self._context.load(thread_id, messages)
-        elif isinstance(self.store, InMemoryStore):  # answers at once: no thread needed
-            names = self.store.load(thread_id, messages)
-        else:
-            names = await self._store_calls(self.store).load(thread_id, messages)
-        return _deferred_tools(view, names)
-
-    async def _remember(self, thread_id: str | None, tools: Sequence[Tool]) -> None:
-        if not tools or thread_id is None or self.store is None:
-            return  # an anonymous conversation's discoveries are in its messages
-        ids = [tool.id for tool in tools]
-        if isinstance(self.store, InMemoryStore):
-            self.store.save(thread_id, ids)
-        else:
-            await self._store_calls(self.store).save(thread_id, ids)
-
-    def _store_calls(self, store: StateStore) -> OffLoopStore:
-        calls = self._offloop
-        if calls is None or calls.store is not store:  # `self.store` may have been replaced
-            calls = self._offloop = OffLoopStore(store, self.config.store_timeout)
-        return calls
 
     # -- execute ---------------------------------------------------------------------------
 
@@ -406,7 +367,7 @@ class ToolSearch:
         if read is None:
             return self._error(call, problem or "")
         mode = step.mode
-        known = await self._discovered(step.view, step.policy, *step.state)
+        known = await self._discoveries.allowed(step.view, step.policy, *step.state)
         scope = self._scope(mode, step.view, step.policy, known)
         k = self._results_per_query(read.max_results)
         shown: set[str] = set()
@@ -417,7 +378,7 @@ class ToolSearch:
             query_results.append(results.QueryResult(query, entries, notice))
         found_tools = [entry for result in query_results for entry in result.found]
         if mode.activates:
-            await self._remember(
+            await self._discoveries.remember(
                 step.thread_id,
                 [step.view.by_name[e.definition.name] for e in found_tools if not e.available],
             )
@@ -453,7 +414,7 @@ class ToolSearch:
         chosen, problems = await self._chosen(call, arguments, step, "names")
         if chosen is None:
             return self._error(call, problems[0])
-        await self._remember(step.thread_id, chosen)
+        await self._discoveries.remember(step.thread_id, chosen)
         names = [step.view.wire_name(tool) for tool in chosen]
         content = results.loaded(
             names,
@@ -467,7 +428,7 @@ class ToolSearch:
         chosen, problems = await self._chosen(call, arguments, step, "tool_names")
         if chosen is None:
             return self._error(call, problems[0])
-        await self._remember(step.thread_id, chosen)
+        await self._discoveries.remember(step.thread_id, chosen)
         definitions = [step.view.definition(tool, "discovered") for tool in chosen]
         content = results.definitions(
             definitions,
@@ -537,7 +498,7 @@ class ToolSearch:
         view, policy = step.view, step.policy
         tool = view.resolve(name)
         if tool is not None and tool.id in view.deferred_ids:
-            known = {t.id for t in await self._discovered_tools(view, *step.state)}
+            known = {t.id for t in await self._discoveries.tools(view, *step.state)}
             if tool.id not in known:
                 if not await policy.allows(tool, "search"):
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
@@ -677,16 +638,6 @@ def _thread(thread_id: str | None) -> str | None:
     if not isinstance(thread_id, str):
         raise StateStoreError(f"thread_id must be a string or None, got {type(thread_id).__name__}")
     return thread_id
-
-
-def _deferred_tools(view: CatalogView, names: Iterable[str]) -> list[Tool]:
-    """The deferred tools `names` (wire names or ids) name, each once, in order."""
-    tools: dict[str, Tool] = {}
-    for name in names:
-        tool = view.resolve(name)
-        if tool is not None and view.is_deferred(tool):
-            tools.setdefault(tool.id, tool)
-    return list(tools.values())
 
 
 def _run_sync(coroutine: Coroutine[Any, Any, _ResultT]) -> _ResultT:
