@@ -49,6 +49,9 @@ class ModeStrategy:
     phase as well as `search`, and remembers them)."""
     search_effect: str = ""
     """What `search_tools`' description says its results are for."""
+    lists_discovered: bool = True
+    """Whether a step's list holds the tools discovered so far, so that a discovery changes
+    it (not in `proxy`, whose list never changes)."""
     loads_natively: bool = False
     """Whether the provider loads the tools a search finds: the result carries their
     definitions (`ToolResult.loaded_tools`)."""
@@ -156,6 +159,7 @@ class ProxyMode(ModeStrategy):
 
     name = "proxy"
     activates = True
+    lists_discovered = False
 
     def actions(self, config: ToolSearchConfig) -> Mapping[str, Action]:
         names = config.meta_tool_names
@@ -234,6 +238,7 @@ class NativeMode(ModeStrategy):
 
     name = "native"
     activates = True
+    lists_discovered = False
     loads_natively = True
     search_effect = "The tools found become callable at once."
 
