@@ -142,7 +142,9 @@ class ToolSearchSettings(ToolSearchConfig):
 
     @property
     def always_available(self) -> tuple[str, ...]:
-        """The tools always sent, as the file names them (ids or names)."""
+        """The tools always sent, as the file names them (ids or names): the config file's
+        spelling of `pinned`, toolscout's one name for "always sent" in Python. Kept because
+        every config file uses it; `pinned` reads the same value."""
         return self.pinned
 
     def processor_config(self, catalog: Catalog | None = None, **options: Any) -> ToolSearchConfig:
