@@ -4,12 +4,18 @@ is measured by `benchmarks/startup.py`, not here)."""
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+import toolscout
 
 PACKAGES = [
     "toolscout",
@@ -83,3 +89,86 @@ class TestWhatStartUpLoads:
     def test_using_a_name_loads_what_it_needs(self) -> None:
         loaded = _loaded_after("from toolscout import ToolIndex; ToolIndex([], engine='bm25')")
         assert {"numpy", "pydantic", "Stemmer"} <= set(loaded)
+
+
+SOURCE = Path(toolscout.__file__).parent
+#: The layers every other one builds on; they import none of the others.
+CORE = ("catalog", "search", "state", "protocol")
+
+
+def _imports(module: str) -> set[str]:
+    """The toolscout modules `module` imports, at its top or inside functions (not for type
+    checking only); `from package import name` counts the module that defines `name`."""
+    path = SOURCE.joinpath(*module.split(".")[1:])
+    package = module if path.is_dir() else module.rsplit(".", 1)[0]
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = []  # walked after this node: its imports are skipped
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[: 1 - node.level or None], base]).strip(".")
+            for alias in node.names:
+                found.add(_defining_module(base, alias.name))
+    return {name for name in found if name.startswith("toolscout") and name != module}
+
+
+def _defining_module(package: str, name: str) -> str:
+    if importlib.util.find_spec(package) is None:
+        return package
+    submodule = f"{package}.{name}"
+    with contextlib.suppress(ModuleNotFoundError):
+        if importlib.util.find_spec(submodule) is not None:
+            return submodule
+    value = getattr(importlib.import_module(package), name, None)
+    defined_in = getattr(value, "__module__", None)
+    return defined_in if isinstance(defined_in, str) else package
+
+
+def _core_graph() -> dict[str, set[str]]:
+    modules = [
+        ".".join(("toolscout", *path.relative_to(SOURCE).with_suffix("").parts)).removesuffix(
+            ".__init__"
+        )
+        for layer in CORE
+        for path in (SOURCE / layer).glob("*.py")
+    ]
+    return {module: _imports(module) for module in modules}
+
+
+class TestImportGraph:
+    def test_the_core_imports_no_outer_layer(self) -> None:
+        inward = (
+            "toolscout.errors",
+            "toolscout.safe_loading",
+            "toolscout.workers",
+            "toolscout._lazy_exports",
+        )
+        for module, imported in _core_graph().items():
+            outer = [
+                name
+                for name in imported
+                if not name.startswith(inward)
+                and not any(name.startswith(f"toolscout.{layer}") for layer in CORE)
+            ]
+            assert outer == [], module
+
+    def test_protocol_search_and_state_modules_import_no_cycle(self) -> None:
+        graph = {
+            module: imported
+            for module, imported in _core_graph().items()
+            if not module.startswith("toolscout.catalog")
+        }
+
+        def reaches(start: str, goal: str, seen: set[str]) -> bool:
+            for name in graph.get(start, ()):
+                if name == goal or (name not in seen and reaches(name, goal, seen | {name})):
+                    return True
+            return False
+
+        cyclic = sorted(module for module in graph if reaches(module, module, set()))
+        assert cyclic == []

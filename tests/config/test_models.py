@@ -73,6 +73,24 @@ class TestBuild:
         search = ToolSearchSettings().build(make_catalog(), filter=deny_all)
         assert search.filter is deny_all
 
+    def test_overrides_are_validated_like_the_settings(self) -> None:
+        settings = ToolSearchSettings(always_available=["now"])
+        search = settings.build(make_catalog(), mode="auto_load", pinned=())
+        assert (search.config.mode, search.config.pinned) == ("auto_load", ())
+        with pytest.raises(ToolSearchConfigError, match="max_results"):
+            settings.build(make_catalog(), max_results=50)
+        with pytest.raises(ToolSearchConfigError, match="unknown option"):
+            settings.build(make_catalog(), max_result=3)
+
+    def test_a_given_store_and_index_are_used(self) -> None:
+        catalog = make_catalog()
+        first = ToolSearchSettings(engine="bm25").build(catalog)
+        store = InMemoryStore()
+        second = ToolSearchSettings(engine="bm25", max_results=2).build(
+            catalog, store=store, index=first.index
+        )
+        assert second.store is store and second.index is first.index
+
     def test_python_construction_is_validated(self) -> None:
         with pytest.raises(ValidationError):
             ToolSearchSettings(max_results=21)

@@ -11,6 +11,7 @@ import yaml
 from toolscout.config import ConfigError, ToolSearchSettings, load_config
 from toolscout.dashboard import ConfigFile, Dashboard
 from toolscout.errors import DashboardError
+from toolscout.protocol import ToolCall
 from toolscout.search import ToolIndex
 
 from .conftest import make_catalog, make_dashboard
@@ -115,6 +116,31 @@ class TestQuery:
         absent = {hit.id: hit.absent_reason for hit in view.absent}
         assert "pinned" in (absent[WEATHER] or "")
 
+    def test_a_tool_that_is_not_deferred_is_absent_not_a_result(self, tmp_path: Path) -> None:
+        # It is sent with every request, so search_tools never returns it (it used to be
+        # listed as a result).
+        always_sent = {
+            "name": "weather_now",
+            "description": "The current weather.",
+            "deferred": False,
+        }
+        dashboard = make_dashboard(tmp_path, catalog=make_catalog(always_sent), threshold=0)
+        view = dashboard.search("current weather")
+        assert "weather_now" not in [hit.id for hit in view.results]
+        absent = {hit.id: hit.absent_reason for hit in view.absent}
+        assert "pinned" in (absent["weather_now"] or "")
+        assert {row.id: row.pinned_by_catalog for row in dashboard.tools()}["weather_now"]
+
+    @pytest.mark.parametrize(
+        "query", ["weather in Paris", "search", "send_email", "post a message and read a file"]
+    )
+    def test_results_are_exactly_search_tools_results(self, tmp_path: Path, query: str) -> None:
+        dashboard = make_dashboard(tmp_path, engine="bm25", always_available=[WEATHER])
+        search = dashboard.settings.build(dashboard.catalog)
+        result = search.execute(ToolCall("search_tools", {"queries": [query]}))
+        returned = [tool["name"] for tool in json.loads(result.content)["results"][0]["tools"]]
+        assert [hit.id for hit in dashboard.search(query).results] == returned
+
     def test_tools_below_the_threshold_are_absent_and_say_so(self, tmp_path: Path) -> None:
         dashboard = make_dashboard(tmp_path, threshold=0.95)
         view = dashboard.search("weather")
@@ -191,6 +217,16 @@ class TestRetrievalCheck:
     def test_a_pinned_tool_counts_as_found(self, tmp_path: Path) -> None:
         dashboard = make_dashboard(tmp_path, always_available=["post_message"])
         report = dashboard.check("tell the team on slack => post_message")
+        assert report.recall == 1.0 and report.mrr == 1.0
+
+    def test_a_tool_that_is_not_deferred_counts_as_found(self, tmp_path: Path) -> None:
+        always_sent = {
+            "name": "weather_now",
+            "description": "The current weather.",
+            "deferred": False,
+        }
+        dashboard = make_dashboard(tmp_path, catalog=make_catalog(always_sent))
+        report = dashboard.check("what is the weather right now => weather_now")
         assert report.recall == 1.0 and report.mrr == 1.0
 
     def test_json_lines_and_a_json_list_are_read_too(self, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from tests.protocol.builders import make_catalog
 from tests.providers.conftest import StoreMaker
 from tests.providers.fakes import FakeModel, Intent
 from toolscout.catalog import Tool
-from toolscout.protocol import ToolSearch
+from toolscout.protocol import ContextStore, ToolSearch
 from toolscout.providers import LoopResult, anthropic, openai_chat, openai_responses
 
 PROVIDERS = {
@@ -214,7 +214,7 @@ class TestConversationState:
 
         first, second = asyncio.run(both())
         assert FORECAST in tool_outputs(first) and "[fr] hi" in tool_outputs(second)
-        if search.store is not None and not isinstance(search.store, type(search._context)):
+        if search.store is not None and not isinstance(search.store, ContextStore):
             tools_a = [d.name for d in search.prepare("a", first.messages)]
             tools_b = [d.name for d in search.prepare("b", second.messages)]
             assert "translate_text" not in tools_a and "get_forecast" not in tools_b

@@ -245,6 +245,17 @@ class TestPinnedTools:
         assert results.notice
 
 
+class TestCorpus:
+    def test_a_corpus_decides_which_tools_are_searched(self, engine: str) -> None:
+        pinned = make_tool("get_current_weather", "Get the current weather.", pinned=True)
+        tools = [pinned, *standard_tools()[1:]]
+        everything = make_index(tools, engine, threshold=0, corpus=lambda tool: True)
+        assert "get_current_weather" in names(everything.search("current weather", k=20))
+        assert "get_current_weather" in [tool.name for tool in everything.tools]
+        no_files = make_index(tools, engine, threshold=0, corpus=lambda t: t.namespace != "files")
+        assert not [hit for hit in no_files.search("file", k=20) if hit.tool.namespace == "files"]
+
+
 def _numbered_twins(count: int) -> list[Tool]:
     return [
         make_tool(f"convert_{i}", "Convert currencies.", tags=[str(i % 2)]) for i in range(count)

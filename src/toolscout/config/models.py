@@ -29,7 +29,7 @@ from toolscout.config.variables import (
     path_in_config,
 )
 from toolscout.errors import ToolSearchConfigError
-from toolscout.protocol.config import ToolSearchConfig
+from toolscout.protocol.config import ToolSearchConfig, build_config
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
 
 # Imported where a store or a `ToolSearch` is built: reading the settings (the CLI's
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from toolscout.catalog.catalog import Catalog
     from toolscout.protocol.policy import ToolPolicy
     from toolscout.protocol.processor import ToolSearch
+    from toolscout.search.index import ToolIndex
 
 StoreKind: TypeAlias = Literal["context", "memory", "sqlite", "redis"]
 """Where discovered tools are kept: read from the conversation (`context`), in this process
@@ -141,40 +142,63 @@ class ToolSearchSettings(ToolSearchConfig):
 
     @property
     def always_available(self) -> tuple[str, ...]:
-        """The tools always sent, as the file names them (ids or names)."""
+        """The tools always sent, as the file names them (ids or names): the config file's
+        spelling of `pinned`, toolscout's one name for "always sent" in Python. Kept because
+        every config file uses it; `pinned` reads the same value."""
         return self.pinned
 
-    def processor_config(self, catalog: Catalog | None = None) -> ToolSearchConfig:
+    def processor_config(self, catalog: Catalog | None = None, **options: Any) -> ToolSearchConfig:
         """The `ToolSearchConfig` part, for `ToolSearch`; with `catalog`, `always_available`
-        names are resolved to ids.
+        names are resolved to ids. `options` override fields, validated like the settings.
 
         Raises:
-            ToolSearchConfigError: an `always_available` entry no tool of `catalog` has, or a
-                name several tools share.
+            ToolSearchConfigError: an `always_available` entry no tool of `catalog` has, a
+                name several tools share, or an invalid option.
         """
-        options = {name: getattr(self, name) for name in ToolSearchConfig.model_fields}
-        if catalog is not None:
-            options["pinned"] = _pinned_ids(self.pinned, catalog)
-        return ToolSearchConfig(**options)
+        data: dict[str, Any] = {name: getattr(self, name) for name in ToolSearchConfig.model_fields}
+        if catalog is not None and "pinned" not in options:
+            data["pinned"] = _pinned_ids(self.pinned, catalog)
+        data.update(options)
+        return build_config(None, data)
 
     def build(
-        self, catalog: Catalog | Iterable[Any], *, filter: ToolPolicy | None = None
+        self,
+        catalog: Catalog | Iterable[Any],
+        *,
+        filter: ToolPolicy | None = None,
+        store: StateStore | None = None,
+        index: ToolIndex | None = None,
+        **options: Any,
     ) -> ToolSearch:
-        """The `ToolSearch` these settings describe, with its store, over `catalog`.
+        """The `ToolSearch` these settings describe, over `catalog`: the one way hosts build
+        it, so that every option is validated the same way.
 
         Args:
             catalog: The tools, as a `Catalog` or anything a `Catalog` accepts.
             filter: The policy (`toolscout.protocol.policy`), which a file cannot hold.
+            store: The store to use instead of the one `store` describes (the gateway
+                keeps its own across reloads).
+            index: A `ToolIndex` over `catalog` to search with, to keep one across changes
+                of settings; one for `engine` is built if not given.
+            options: `ToolSearchConfig` fields that override the settings, such as
+                `pinned=()` for a host that marks its pinned tools in the catalog itself.
 
         Raises:
-            ToolSearchConfigError: an `always_available` tool that is not in the catalog.
+            ToolSearchConfigError: an `always_available` tool that is not in the catalog, or
+                an invalid option.
         """
         from toolscout.catalog.catalog import Catalog
         from toolscout.protocol.processor import ToolSearch
 
         tools = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
-        config = self.processor_config(tools)
-        return ToolSearch(tools, config, store=self.store.build(), filter=filter)
+        config = self.processor_config(tools, **options)
+        return ToolSearch(
+            tools,
+            config,
+            store=store if store is not None else self.store.build(),
+            filter=filter,
+            index=index,
+        )
 
 
 class ToolScoutConfig(BaseModel):

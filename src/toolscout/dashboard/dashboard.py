@@ -37,18 +37,25 @@ from toolscout.dashboard.views import (
     ToolRow,
 )
 from toolscout.errors import DashboardError, ToolScoutError
-from toolscout.protocol import Mode, ResultFormat, estimate_tokens
+from toolscout.protocol import (
+    FoundTool,
+    LeftOutTool,
+    Mode,
+    QueryAnswer,
+    ResultFormat,
+    ToolSearch,
+    estimate_tokens,
+    is_pinned,
+)
 from toolscout.protocol.config import MAX_RESULTS_LIMIT
+from toolscout.protocol.context_store import ContextStore
 from toolscout.search import (
-    DEFAULT_THRESHOLDS,
     MAX_K,
     EngineName,
     SearchHit,
-    SearchResults,
-    ToolIndex,
     choose_engine,
+    effective_threshold,
     matched_spans,
-    score_floor,
 )
 
 #: Characters of a description shown in a result; the page is for reading, not for 1 MB.
@@ -102,11 +109,8 @@ class Dashboard:
         self._settings = settings
         self._saved = settings
         self._lock = threading.RLock()
-        # Searched with every tool unpinned, so that the page can say a pinned tool would
-        # have matched: `ToolIndex` never returns pinned tools.
-        self._preview = Catalog()
-        self._preview_version = -1
-        self._indexes: dict[EngineName, ToolIndex] = {}
+        # One per engine, so that a settings change keeps the engine's index.
+        self._searches: dict[EngineName, ToolSearch] = {}
         self._rows: tuple[int, dict[str, tuple[int, list[str]]]] | None = None
         self._estimates: dict[tuple[Any, ...], TokensView] = {}
 
@@ -166,7 +170,7 @@ class Dashboard:
             tool = self.catalog.get(tool_id)
             if tool is None:
                 raise DashboardError(f"no tool {tool_id!r} in the catalog")
-            if tool.pinned:
+            if is_pinned(tool):
                 raise DashboardError(
                     f"{tool_id} is pinned by its own definition in the catalog; "
                     "it is always sent, whatever the settings"
@@ -191,8 +195,8 @@ class Dashboard:
                 description=_summary(tool.description),
                 tokens=facts[tool.id][0],
                 lint=facts[tool.id][1],
-                pinned=tool.pinned or tool.id in pins,
-                pinned_by_catalog=tool.pinned,
+                pinned=is_pinned(tool, pins),
+                pinned_by_catalog=is_pinned(tool),
             )
             for tool in tools
         ]
@@ -212,42 +216,22 @@ class Dashboard:
         if len(query) > MAX_QUERY_CHARS:
             raise DashboardError(f"the query is over {MAX_QUERY_CHARS:,} characters; shorten it")
         settings = self._settings
-        threshold = _effective_threshold(settings)
-        pins = set(self._pinned_ids())
+        search = self._tool_search(settings)
         started = time.perf_counter()
-        hits = self._rank(settings, query, settings.max_results + len(pins) + 2 * _ABSENT_SHOWN)
+        answer = search.find(query)
         milliseconds = (time.perf_counter() - started) * 1000
-        results: list[HitView] = []
-        absent: list[HitView] = []
-        below = beyond = 0
-        best = _best_score(hits, pins)
-        floor = score_floor(best, threshold)
-        for hit in hits:
-            tool = self.catalog.get(hit.tool.id)
-            if tool is None:  # removed since
-                continue
-            if tool.pinned or tool.id in pins:
-                reason = "pinned: sent with every request, so search never returns it"
-                absent.append(_hit_view(hit, tool, reason))
-            elif hit.normalized_score < floor:
-                below += 1
-                if below <= _ABSENT_SHOWN:
-                    absent.append(_hit_view(hit, tool, _below_reason(hit, best, threshold)))
-            elif len(results) < settings.max_results:
-                results.append(_hit_view(hit, tool, None))
-            else:
-                beyond += 1
-                if beyond <= _ABSENT_SHOWN:
-                    reason = f"past max_results: a search returns {settings.max_results} tools"
-                    absent.append(_hit_view(hit, tool, reason))
-        notice = None if results else _why_nothing(hits.notice, absent, threshold)
+        (result,) = answer.queries
+        absent = [
+            _hit_view(entry.tool, entry.hit, entry.hit.normalized_score, entry.detail)
+            for entry in _shown_absent(result.left_out)
+        ]
         return SearchView(
             query=query,
             engine=settings.engine,
-            threshold=threshold,
-            results=results,
+            threshold=answer.threshold,
+            results=[_found_view(entry) for entry in result.found],
             absent=absent,
-            notice=notice,
+            notice=None if result.found else _why_nothing(result, answer.threshold),
             milliseconds=round(milliseconds, 2),
         )
 
@@ -261,15 +245,12 @@ class Dashboard:
         key = (version, settings.mode, settings.result_format, settings.max_results, pins)
         view = self._estimates.get(key)
         if view is None:
-            marked = [
-                tool.model_copy(update={"pinned": True}) if tool.id in pins else tool
-                for tool in tools
-            ]
             estimate = estimate_tokens(
-                marked,
+                tools,
                 mode=settings.mode,
                 result_format=settings.result_format,
                 max_results=settings.max_results,
+                pinned=pins & {tool.id for tool in tools},
             )
             view = TokensView(
                 enabled=True,
@@ -311,15 +292,11 @@ class Dashboard:
         """
         settings = self._settings
         labelled = read_labelled_queries(text, lambda name: self._resolve(name, "expected"))
-        pins = set(self._pinned_ids()) | {tool.id for tool in self.catalog if tool.pinned}
-        threshold = _effective_threshold(settings)
-        index = self._index(settings.engine)
-        searches = index.search_many(
-            [item.query for item in labelled], MAX_K, threshold=0, min_score=settings.min_score
-        )
+        search = self._tool_search(settings)
+        pins = {tool.id for tool in self.catalog if search.is_pinned(tool)}
         checks = [
-            _query_check(item, ranking, pins, threshold, settings.max_results)
-            for item, ranking in zip(labelled, searches, strict=True)
+            _query_check(item, search.find(item.query).queries[0], pins, settings.max_results)
+            for item in labelled
         ]
         missed = sorted((check for check in checks if check.misses), key=lambda check: check.recall)
         return CheckReport(
@@ -364,38 +341,27 @@ class Dashboard:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _rank(self, settings: ToolSearchSettings, query: str, k: int) -> SearchResults:
-        index = self._index(settings.engine)
-        return index.search(query, min(k, MAX_K), threshold=0, min_score=settings.min_score)
-
-    def _index(self, engine: EngineName) -> ToolIndex:
+    def _tool_search(self, settings: ToolSearchSettings) -> ToolSearch:
+        """The `ToolSearch` the settings describe (the engine's index kept across changes);
+        its store is never built: the page asks, it keeps no conversation."""
         with self._lock:
-            self._sync_preview()
-            index = self._indexes.get(engine)
-            if index is None:
-                try:
-                    index = ToolIndex(self._preview, engine)
-                    index.refresh()  # builds now, so that a missing extra shows here
-                except ToolScoutError as error:
-                    raise DashboardError(str(error)) from None
-                self._indexes[engine] = index
-            return index
-
-    def _sync_preview(self) -> None:
-        version, tools = self.catalog.snapshot()
-        if version == self._preview_version:
-            return
-        wanted = {tool.id: tool.model_copy(update={"pinned": False}) for tool in tools}
-        current = {tool.id: tool for tool in self._preview}
-        gone = [tool_id for tool_id in current if tool_id not in wanted]
-        if gone:
-            self._preview.remove(*gone)
-        for tool_id, tool in wanted.items():
-            if tool_id not in current:
-                self._preview.add(tool)
-            elif current[tool_id] != tool:
-                self._preview.replace(tool)
-        self._preview_version = version
+            current = self._searches.get(settings.engine)
+            pinned = tuple(self._pinned_ids())
+            try:
+                config = settings.processor_config(pinned=pinned)
+                if current is not None and current.config == config:
+                    return current
+                search = settings.build(
+                    self.catalog,
+                    store=ContextStore(),
+                    index=current.index if current is not None else None,
+                    pinned=pinned,
+                )
+                search.index.refresh()  # builds now, so that a missing extra shows here
+            except ToolScoutError as error:
+                raise DashboardError(str(error)) from None
+            self._searches[settings.engine] = search
+            return search
 
     def _tool_facts(self, version: int, tools: Sequence[Tool]) -> dict[str, tuple[int, list[str]]]:
         """Each tool's token cost and lint messages, computed once per catalog version."""
@@ -461,19 +427,32 @@ def _names(changes: Mapping[str, Any]) -> list[Any]:
     return names
 
 
-def _why_nothing(notice: str | None, absent: Sequence[HitView], threshold: float) -> str:
-    """Why a search returns nothing: the engine's own notice, or what the settings left out."""
+def _shown_absent(left_out: Sequence[LeftOutTool]) -> list[LeftOutTool]:
+    """The left-out tools the page lists: every pinned or filtered one, and the first few
+    below the threshold and past max_results."""
+    shown: list[LeftOutTool] = []
+    counts: dict[str, int] = {}
+    for entry in left_out:
+        counts[entry.reason] = counts.get(entry.reason, 0) + 1
+        capped = entry.reason in ("below_threshold", "past_max_results")
+        if not capped or counts[entry.reason] <= _ABSENT_SHOWN:
+            shown.append(entry)
+    return shown
+
+
+def _why_nothing(answer: QueryAnswer, threshold: float) -> str:
+    """Why a search returns nothing: what the settings left out, or search's own notice."""
     scores = [
-        hit.normalized_score for hit in absent if hit.absent_reason and "below" in hit.absent_reason
+        entry.hit.normalized_score for entry in answer.left_out if entry.reason == "below_threshold"
     ]
     if scores:
         return (
             f"The best tool scores {max(scores):.2f}, below the threshold {threshold:.2f}, "
             "so search_tools would return nothing"
         )
-    if absent:
+    if any(entry.reason == "pinned" for entry in answer.left_out):
         return "Every tool this query matches is pinned, so search_tools returns none of them"
-    return notice or "No tool matches this query"
+    return answer.notice or "No tool matches this query"
 
 
 def _settings_view(settings: ToolSearchSettings) -> SettingsView:
@@ -484,16 +463,12 @@ def _settings_view(settings: ToolSearchSettings) -> SettingsView:
         max_results=settings.max_results,
         threshold=settings.threshold,
         engine_choice=str(choose_engine(settings.engine)),
-        effective_threshold=_effective_threshold(settings),
+        effective_threshold=effective_threshold(
+            choose_engine(settings.engine).name, settings.threshold
+        ),
         result_format=settings.result_format,
         always_available=list(settings.always_available),
     )
-
-
-def _effective_threshold(settings: ToolSearchSettings) -> float:
-    if settings.threshold is not None:
-        return settings.threshold
-    return DEFAULT_THRESHOLDS[choose_engine(settings.engine).name]
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -509,8 +484,16 @@ def _summary(description: str) -> str:
     return text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1].rstrip() + "…"
 
 
-def _hit_view(hit: SearchHit, tool: Tool, absent_reason: str | None) -> HitView:
-    terms = hit.matched_terms
+def _found_view(entry: FoundTool) -> HitView:
+    return _hit_view(entry.tool, entry.hit, entry.normalized_score, None)
+
+
+def _hit_view(
+    tool: Tool, hit: SearchHit | None, normalized_score: float, absent_reason: str | None
+) -> HitView:
+    """A tool as the page shows it; `hit` is None for a query that is exactly its name and
+    that the ranking did not have (scored 1, no matched words)."""
+    terms = hit.matched_terms if hit is not None else []
     description = " ".join(tool.description.split())
     if len(description) > _DESCRIPTION_CHARS:
         description = description[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
@@ -529,13 +512,13 @@ def _hit_view(hit: SearchHit, tool: Tool, absent_reason: str | None) -> HitView:
                 )
             )
     return HitView(
-        rank=hit.rank,
+        rank=hit.rank if hit is not None else 1,
         id=tool.id,
         name=tool.name,
         namespace=tool.namespace,
         description=description,
-        score=round(hit.score, 4),
-        normalized_score=round(hit.normalized_score, 4),
+        score=round(hit.score if hit is not None else normalized_score, 4),
+        normalized_score=round(normalized_score, 4),
         name_spans=matched_spans(tool.name, terms),
         description_spans=matched_spans(description, terms),
         parameters=parameters,
@@ -548,68 +531,28 @@ def _hit_view(hit: SearchHit, tool: Tool, absent_reason: str | None) -> HitView:
     )
 
 
-def _below_reason(hit: SearchHit, best: float, threshold: float) -> str:
-    """Why the threshold leaves `hit` out, `best` being the best score a search may return."""
-    if best < threshold:
-        return (
-            f"the best tool scores {best:.2f}, below the threshold {threshold:.2f}, so the "
-            "search returns none"
-        )
-    floor = score_floor(best, threshold)
-    return (
-        f"scores {hit.normalized_score:.2f}, below {floor:.2f} (half the threshold, or a third "
-        "of the best tool's score)"
-    )
-
-
-def _best_score(ranking: Sequence[SearchHit], pins: set[str]) -> float:
-    """The normalized score of the best tool a search may return: the threshold is held
-    against it (0 when there is none)."""
-    return next(
-        (
-            hit.normalized_score
-            for hit in ranking
-            if not hit.tool.pinned and hit.tool.id not in pins
-        ),
-        0.0,
-    )
-
-
-def _query_check(
-    item: LabelledQuery,
-    ranking: Sequence[SearchHit],
-    pins: set[str],
-    threshold: float,
-    k: int,
-) -> QueryCheck:
-    """How one labelled query fares: the search as `search_tools` would return it (pinned
-    tools left out, the threshold applied, `k` kept), and where each missing tool ranked."""
-    returned: list[str] = []
-    place: dict[str, tuple[int, SearchHit]] = {}
-    best = _best_score(ranking, pins)
-    floor = score_floor(best, threshold)
-    for hit in ranking:
-        if hit.tool.id in pins:
-            continue
-        place[hit.tool.id] = (len(place) + 1, hit)
-        if hit.normalized_score >= floor and len(returned) < k:
-            returned.append(hit.tool.id)
+def _query_check(item: LabelledQuery, answer: QueryAnswer, pins: set[str], k: int) -> QueryCheck:
+    """How one labelled query fares: what `search_tools` returns (`ToolSearch.find`), and
+    where each missing tool ranked and what left it out."""
+    returned = [entry.tool.id for entry in answer.found]
     found = [tool_id for tool_id in item.expected if tool_id in pins or tool_id in returned]
     ranks = [1 if tool_id in pins else returned.index(tool_id) + 1 for tool_id in found]
+    left_out = {entry.tool.id: entry for entry in answer.left_out}
+    pinned_ranks = [entry.hit.rank for entry in answer.left_out if entry.reason == "pinned"]
     misses = []
     for tool_id in item.expected:
         if tool_id in found:
             continue
-        if tool_id not in place:
+        entry = left_out.get(tool_id)
+        if entry is None:
             misses.append(f"{tool_id}: not among the {MAX_K} best for this query")
             continue
-        position, hit = place[tool_id]
-        if hit.normalized_score < floor:
-            misses.append(
-                f"{tool_id}: ranked {position}, but {_below_reason(hit, best, threshold)}"
-            )
-        else:
+        # Its place among the tools search may return, as the model would see them ranked.
+        position = entry.hit.rank - sum(rank < entry.hit.rank for rank in pinned_ranks)
+        if entry.reason == "past_max_results":
             misses.append(f"{tool_id}: ranked {position}, past max_results ({k})")
+        else:
+            misses.append(f"{tool_id}: ranked {position}, but {entry.detail}")
     return QueryCheck(
         query=item.query,
         expected=list(item.expected),

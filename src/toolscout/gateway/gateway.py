@@ -378,11 +378,4 @@ def _tool_search(
     """The `ToolSearch` a config's `tool_search` block describes, over the gateway's catalog
     (`always_available` is applied when tools are offered, since upstream tools come and go),
     with `store` or the one the block describes."""
-    settings = config.tool_search
-    processor = settings.processor_config().model_copy(update={"pinned": ()})
-    return ToolSearch(
-        catalog,
-        processor,
-        store=store if store is not None else settings.store.build(),
-        filter=filter,
-    )
+    return config.tool_search.build(catalog, filter=filter, store=store, pinned=())

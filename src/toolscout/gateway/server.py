@@ -45,6 +45,7 @@ from toolscout.gateway.config import Transport
 from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
 from toolscout.gateway.stdio import StdinLines
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
+from toolscout.protocol.modes import mode_strategy
 
 logger = logging.getLogger("toolscout.gateway")
 
@@ -164,14 +165,16 @@ class GatewayServer:
         request = self._request(ctx, report_progress=ctx.session.report_progress)
         search = self.gateway.search
         names = search.config.meta_tool_names
-        target = _target(params, names.call) if search.config.mode == "proxy" else params.name
+        mode = mode_strategy(search.config.mode)
+        calls_through = mode.actions(search.config).get(params.name) == "call"
+        target = _target(params) if calls_through else params.name
         started = time.perf_counter()
         unavailable = self.gateway.unavailable(target) if target is not None else None
         if unavailable is not None:
             self.gateway.metrics.observe_call(target or "", 0.0, error=True)
             return _mcp_result(ToolResult(None, params.name, unavailable, is_error=True))
-        # In the modes other than proxy, discovering tools changes this session's list.
-        watch = search.config.mode != "proxy" and params.name in names.model_dump().values()
+        # Where the list holds discovered tools, discovering changes this session's list.
+        watch = mode.lists_discovered and params.name in names.model_dump().values()
         before = await self._names(request) if watch else None
         result = await search.aexecute(
             ToolCall(params.name, params.arguments or {}), request.session_id, request
@@ -287,10 +290,8 @@ class _Server(Server[Any]):
         return self._advertised(capabilities, protocol_version)
 
 
-def _target(params: types.CallToolRequestParams, call_tool: str) -> str | None:
-    """The tool a `tools/call` runs: its own name, or the `name` given to `call_tool`."""
-    if params.name != call_tool:
-        return params.name
+def _target(params: types.CallToolRequestParams) -> str | None:
+    """The tool a `call_tool` call runs: the `name` it is given."""
     name = (params.arguments or {}).get("name")
     return name if isinstance(name, str) else None
 

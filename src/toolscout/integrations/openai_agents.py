@@ -40,8 +40,8 @@ from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
 from toolscout.errors import missing_extra
-from toolscout.protocol import meta_tools
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
+from toolscout.protocol.modes import mode_strategy
 from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy
 
 try:
@@ -191,17 +191,11 @@ class ToolScout:
 
     def _wrapped_tools(self) -> dict[str, FunctionTool]:
         config = self.search.config
-        meta = {
-            "load": [meta_tools.search_tool(config), meta_tools.load_tool(config)],
-            "auto_load": [meta_tools.search_tool(config)],
-            "proxy": [meta_tools.search_tool(config), meta_tools.call_tool(config)],
-            "lazy": [meta_tools.lazy_tool(config, [])],
-        }[config.mode]
+        meta = mode_strategy(config.mode).meta_tools(config)
         tools = {definition.name: self._meta_tool(definition) for definition in meta}
-        pinned = set(self.search.config.pinned)
         for tool in self.search.catalog:
             wrapped = replace(self._originals[tool.name], on_invoke_tool=self._invoke)
-            if tool.pinned or tool.id in pinned:
+            if self.search.is_pinned(tool):
                 wrapped = replace(wrapped, is_enabled=self._active(tool))
             tools[tool.name] = wrapped
         return tools

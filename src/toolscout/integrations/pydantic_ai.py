@@ -33,7 +33,9 @@ from toolscout.config.models import ToolSearchSettings
 from toolscout.errors import missing_extra
 from toolscout.integrations._mirror import CatalogMirror
 from toolscout.protocol import meta_tools
+from toolscout.protocol.context_store import ContextStore
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
+from toolscout.protocol.modes import NATIVE
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.protocol.processor import ToolSearch
 
@@ -92,11 +94,12 @@ class ToolScoutStrategy:
         self, settings: ToolSearchSettings | None = None, *, filter: ToolPolicy | None = None
     ) -> None:
         self.settings = settings or ToolSearchSettings(enabled=True)
-        config = self.settings.processor_config().model_copy(
-            update={"mode": "auto_load", "pinned": ()}
-        )
         self._mirror = CatalogMirror(_as_tool, _definition_key)
-        self.search = ToolSearch(self._mirror.catalog, config, filter=filter)
+        # pydantic-ai keeps the discovered set: toolscout reads it from each call, and
+        # makes the tools it finds callable at once, as `auto_load` does.
+        self.search = self.settings.build(
+            self._mirror.catalog, filter=filter, store=ContextStore(), mode="auto_load", pinned=()
+        )
 
     async def __call__(
         self,
@@ -105,15 +108,13 @@ class ToolScoutStrategy:
         tools: Sequence[PydanticToolDefinition],
     ) -> list[str]:
         self._mirror.update(tools)
-        call = ToolCall(
-            self.search.config.meta_tool_names.search,
-            {"queries": [query for query in queries if query.strip()][: meta_tools.MAX_QUERIES]},
+        asked = [query for query in queries if query.strip()][: meta_tools.MAX_QUERIES]
+        if not asked:
+            return []
+        answer = await self.search.afind(
+            asked, discovered=ctx.discovered_tool_names, request_context=ctx, explain=False
         )
-        # What the run has discovered, in the shape `ContextStore` reads, so tools already
-        # discovered come after new ones, as in toolscout's own search.
-        seen = [{"type": "tool_search_output", "tools": _named(ctx.discovered_tool_names)}]
-        result = await self.search.aexecute(call, None, ctx, messages=seen, native=True)
-        return [definition.tool_id or definition.name for definition in result.loaded_tools]
+        return [entry.tool.id for entry in answer.found]
 
 
 def tool_search_capability(
@@ -131,7 +132,7 @@ def tool_search_capability(
         strategy=strategy,
         # toolscout caps each query; pydantic-ai's cap is for the whole call.
         max_results=config.max_results * meta_tools.MAX_QUERIES,
-        tool_description=meta_tools.search_tool(config, native=True).description,
+        tool_description=NATIVE.search_tool(config).description,
     )
 
 
@@ -334,7 +335,3 @@ def _history(ctx: RunContext[Any]) -> list[dict[str, Any]]:
                 if isinstance(part, ToolReturnPart) and isinstance(part.content, str):
                     results.append({"role": "tool", "content": part.content})
     return results
-
-
-def _named(names: Sequence[str] | set[str] | frozenset[str]) -> list[dict[str, str]]:
-    return [{"name": name} for name in names]

@@ -13,18 +13,32 @@ if TYPE_CHECKING:
     from toolscout.protocol.config import MetaToolNames, ToolSearchConfig
     from toolscout.protocol.context_store import ContextStore
     from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
+    from toolscout.protocol.estimates import TokenEstimate, estimate_tokens
+    from toolscout.protocol.find import (
+        FoundTool,
+        LeftOutReason,
+        LeftOutTool,
+        QueryAnswer,
+        SearchAnswer,
+    )
     from toolscout.protocol.policy import PHASES, Phase, ToolPolicy
     from toolscout.protocol.processor import REQUEST_CONTEXT, ToolSearch
-    from toolscout.protocol.stats import TokenEstimate, ToolSearchStats, estimate_tokens
+    from toolscout.protocol.stats import ToolSearchStats
+    from toolscout.protocol.view import is_pinned
 
 __all__ = [
     "PHASES",
     "REQUEST_CONTEXT",
     "ContextStore",
+    "FoundTool",
+    "LeftOutReason",
+    "LeftOutTool",
     "MetaToolNames",
     "Mode",
     "Phase",
+    "QueryAnswer",
     "ResultFormat",
+    "SearchAnswer",
     "TokenEstimate",
     "ToolCall",
     "ToolDefinition",
@@ -34,6 +48,7 @@ __all__ = [
     "ToolSearchConfig",
     "ToolSearchStats",
     "estimate_tokens",
+    "is_pinned",
 ]
 
 # Imported on first use: reading a config file's defaults needs no JSON Schema validator.
@@ -47,6 +62,15 @@ if not TYPE_CHECKING:
             "toolscout.protocol.definitions": ["ToolCall", "ToolDefinition", "ToolResult"],
             "toolscout.protocol.policy": ["PHASES", "Phase", "ToolPolicy"],
             "toolscout.protocol.processor": ["REQUEST_CONTEXT", "ToolSearch"],
-            "toolscout.protocol.stats": ["TokenEstimate", "ToolSearchStats", "estimate_tokens"],
+            "toolscout.protocol.estimates": ["TokenEstimate", "estimate_tokens"],
+            "toolscout.protocol.find": [
+                "FoundTool",
+                "LeftOutReason",
+                "LeftOutTool",
+                "QueryAnswer",
+                "SearchAnswer",
+            ],
+            "toolscout.protocol.stats": ["ToolSearchStats"],
+            "toolscout.protocol.view": ["is_pinned"],
         },
     )

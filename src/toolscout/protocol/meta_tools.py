@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolscout.protocol.config import Mode, ToolSearchConfig
+from toolscout.protocol.config import ToolSearchConfig
 from toolscout.protocol.definitions import ToolDefinition
 from toolscout.protocol.results import purpose
 from toolscout.safe_loading import parse_json
@@ -98,24 +98,14 @@ def read_arguments(
         return None, f"Invalid arguments for {tool}: {problems}. Call it like this: {example}"
 
 
-def search_tool(config: ToolSearchConfig, *, native: bool = False) -> ToolDefinition:
-    """`search_tools`, worded for the mode: what it returns and what to do next."""
+def search_tool(config: ToolSearchConfig, effect: str) -> ToolDefinition:
+    """`search_tools`; `effect` says what its results are for in the step's mode
+    (`toolscout.protocol.modes`)."""
     names = config.meta_tool_names
-    after = {
-        "load": f"Returns matching tool names with a short description and a score; pass the "
-        f"names you need to {names.load}, then call them.",
-        "auto_load": "Returns matching tool names with a short description; they become "
-        "callable on your next step.",
-        "proxy": f"Returns each matching tool's name, description and parameters; run one "
-        f"with {names.call}.",
-        "lazy": "",
-    }[config.mode]
-    if native:
-        after = "The tools found become callable at once."
     description = (
         "Search for tools you do not have yet: more tools exist than the ones listed. Describe "
         "what you need in a few words (an action and an object, e.g. 'send email'); give "
-        "several queries to find tools for several needs at once. " + after + " If a query "
+        "several queries to find tools for several needs at once. " + effect + " If a query "
         "finds nothing, no such tool exists: do not retry the same words."
     )
     schema: dict[str, Any] = {
@@ -181,17 +171,6 @@ def lazy_tool(config: ToolSearchConfig, listed: list[ToolDefinition]) -> ToolDef
     return ToolDefinition(
         config.meta_tool_names.lazy, "\n".join(lines), schema, "meta", title="Discover tools"
     )
-
-
-def meta_tool_names(mode: Mode, config: ToolSearchConfig) -> tuple[str, ...]:
-    """The names of the meta-tools a mode exposes."""
-    names = config.meta_tool_names
-    return {
-        "load": (names.search, names.load),
-        "auto_load": (names.search,),
-        "proxy": (names.search, names.call),
-        "lazy": (names.lazy,),
-    }[mode]
 
 
 def _names_schema(key: str, description: str) -> dict[str, Any]:

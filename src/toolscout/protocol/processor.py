@@ -9,16 +9,11 @@ worker thread under `aexecute` and in the caller's thread under `execute`.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import difflib
-import functools
-import hashlib
-import inspect
 import logging
-import re
 import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from toolscout.catalog.catalog import Catalog
@@ -26,8 +21,7 @@ from toolscout.catalog.tool import Tool
 from toolscout.errors import StateStoreError, StoreUnavailableError, ToolSearchConfigError
 from toolscout.protocol import meta_tools, results
 from toolscout.protocol.arguments import ArgumentChecker
-from toolscout.protocol.config import WIRE_NAME, ToolSearchConfig, build_config
-from toolscout.protocol.context_store import ContextStore
+from toolscout.protocol.config import ToolSearchConfig, build_config
 from toolscout.protocol.definitions import (
     DefinitionKind,
     ToolCall,
@@ -35,19 +29,17 @@ from toolscout.protocol.definitions import (
     ToolResult,
     result_text,
 )
+from toolscout.protocol.discoveries import Discoveries, deferred_tools
+from toolscout.protocol.find import NOTHING_FOUND as NOTHING_FOUND
+from toolscout.protocol.find import FoundTool, LeftOutTool, QueryAnswer, SearchAnswer, SearchScope
+from toolscout.protocol.handlers import REQUEST_CONTEXT as REQUEST_CONTEXT
+from toolscout.protocol.handlers import run_handler
+from toolscout.protocol.modes import Listing, ModeStrategy, mode_strategy
 from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy
 from toolscout.protocol.stats import StatsRecorder, ToolSearchStats
-from toolscout.search import MAX_K, ToolIndex
+from toolscout.protocol.view import CatalogView, catalog_view, check_clashes, is_pinned
+from toolscout.search import ToolIndex
 from toolscout.state.base import StateStore
-from toolscout.state.memory import InMemoryStore
-from toolscout.state.offloop import OffLoopStore
-
-REQUEST_CONTEXT: contextvars.ContextVar[Any] = contextvars.ContextVar(
-    "toolscout_request_context", default=None
-)
-"""The request context of the call a handler is running for; `REQUEST_CONTEXT.get()` reads it.
-A handler with a `request_context` parameter that its input schema does not declare also
-receives it as that argument."""
 
 logger = logging.getLogger("toolscout.protocol")
 
@@ -55,30 +47,7 @@ STORE_FAILED = (
     "Tool search cannot reach the record of the tools this conversation discovered, so no "
     "tool can be found, loaded or called through it right now. Try again in a moment."
 )
-NOTHING_FOUND = (
-    "No tool is relevant enough to this query. Do not retry the same words: describe the task "
-    "differently, or go on without a tool."
-)
 _ResultT = TypeVar("_ResultT")
-
-
-@dataclass(frozen=True)
-class _CatalogView:
-    """The catalog as tool search sees it, rebuilt when the catalog's version changes."""
-
-    version: int
-    always: list[Tool]
-    """Sent at every step: pinned tools and tools that are not deferred, in catalog order."""
-    deferred: list[Tool]
-    """Hidden until discovered, in catalog order."""
-    by_name: dict[str, Tool]
-    """Tools by wire name and by id."""
-    wire_names: dict[str, str]
-    """Wire name by id."""
-    deferred_ids: frozenset[str] = field(default_factory=frozenset)
-
-    def resolve(self, name: str) -> Tool | None:
-        return self.by_name.get(name)
 
 
 class ToolSearch:
@@ -117,13 +86,14 @@ class ToolSearch:
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         if index is not None and index.catalog is not self.catalog:
             raise ToolSearchConfigError("index must search the same Catalog object as catalog")
+        # The index's default corpus leaves out tools marked `pinned`, and only those: which
+        # tools a search may return is this class's question (`is_pinned`). Indexing them
+        # too would shift every BM25 score of a catalog that has some.
         self.index = index or ToolIndex(self.catalog, engine=self.config.engine)
-        self.store = store
         self.filter = filter
-        self._context = ContextStore()
-        self._offloop: OffLoopStore | None = None
+        self._discoveries = Discoveries(store, self.config.store_timeout)
         self._lock = threading.Lock()
-        self._view_cache: _CatalogView | None = None
+        self._view_cache: CatalogView | None = None
         self._arguments = ArgumentChecker()
         self._stats = StatsRecorder()
         self._view()  # a clash with a meta-tool name is reported now, not at the first step
@@ -140,16 +110,16 @@ class ToolSearch:
         native: bool = False,
     ) -> list[ToolDefinition]:
         """The tools to send for this step, in an order that only ever grows at the end:
-        always-visible tools, the caller's `tools`, meta-tools, then discovered tools in
-        discovery order. So the list's prefix stays byte-identical between steps (prompt
-        caching). With no deferred tool in the catalog, nothing is added.
+        pinned tools, the caller's `tools`, meta-tools, then discovered tools in discovery
+        order. So the list's prefix stays byte-identical between steps (prompt caching).
+        With no deferred tool in the catalog, nothing is added.
 
         Args:
             thread_id: The conversation; None or "" for an anonymous one.
             messages: The conversation so far, in any supported provider shape.
             request_context: Anything the filter and handlers need (user, tenant...).
             tools: Tool definitions outside the catalog, in a provider's format; sent as
-                they are, after the always-visible tools.
+                they are, after the pinned tools.
             native: Use the provider's deferred loading (Anthropic `defer_loading`, OpenAI
                 Responses client `tool_search`): every deferred tool the filter allows is
                 listed as deferred, and search makes its hits callable at once.
@@ -159,16 +129,23 @@ class ToolSearch:
                 mode whose list holds discovered tools: not `proxy`, nor `native`).
             StateStoreError: the store cannot be used (a damaged file...).
         """
-        thread_id = _thread(thread_id)
+        thread = _thread(thread_id)
         view = self._view()
         passthrough = self._passthrough(tools)
         policy = self._policy(request_context)
         definitions = [
-            self._definition(tool, "pinned") for tool in await policy.allowed(view.always, "active")
+            view.definition(tool, "pinned") for tool in await policy.allowed(view.pinned, "active")
         ]
         definitions += passthrough
         if view.deferred:
-            definitions += await self._deferred_part(view, policy, thread_id, messages, native)
+
+            async def discovered() -> list[Tool]:
+                return await self._discoveries.allowed(view, policy, thread, messages)
+
+            listing = Listing(self.config, view, policy, discovered)
+            definitions += await mode_strategy(self.config.mode, native=native).list_deferred(
+                listing
+            )
         self._stats.record_request(definitions, passthrough)
         return definitions
 
@@ -196,7 +173,8 @@ class ToolSearch:
                 `ContextStore` is read from it.
             native: The step was prepared with `native=True`.
         """
-        return await self._execute(call, thread_id, request_context, messages, native, False)
+        step = self._step(call, thread_id, request_context, messages, native, inline_sync=False)
+        return await self._execute(call, step)
 
     def prepare(
         self,
@@ -222,13 +200,110 @@ class ToolSearch:
         native: bool = False,
     ) -> ToolResult:
         """`aexecute` for sync code; sync handlers run in the calling thread."""
+        step = self._step(call, thread_id, request_context, messages, native, inline_sync=True)
+        return _run_sync(self._execute(call, step))
+
+    # -- asking without a step -------------------------------------------------------------
+
+    async def afind(
+        self,
+        queries: str | Sequence[str],
+        *,
+        discovered: Iterable[str] = (),
+        request_context: Any = None,
+        max_results: int | None = None,
+        explain: bool = True,
+    ) -> SearchAnswer:
+        """What a `search_tools` call with `queries` would return in a conversation that has
+        discovered `discovered`, and, for each query, the tools the ranking has that it
+        leaves out and why. Nothing is remembered, no statistics are kept: it only asks.
+
+        The answer follows the configured mode's search (`lazy` mode has no `search_tools`;
+        there it ranks the tools its discovery tool lists): the filter's `search` phase, and
+        `load` in the modes where a search makes its results callable (`auto_load`,
+        `proxy`). Several queries share one call's results, as in `search_tools`: a tool
+        an earlier query returned is not returned again.
+
+        Args:
+            queries: One query, or several.
+            discovered: Names or ids of the tools the conversation has already discovered:
+                they come after new tools.
+            request_context: What the filter is asked with.
+            max_results: Results per query, capped at `config.max_results` (its default),
+                as the model's own `max_results` is.
+            explain: Rank each query a second time, with no threshold and no filter, to
+                say what is left out and why; False leaves `left_out` empty and costs one
+                search per query, as `search_tools` does.
+
+        Raises:
+            ToolSearchConfigError: no query, or a query that is not text.
+        """
+        query_list = [queries] if isinstance(queries, str) else queries
+        if (
+            not isinstance(query_list, Sequence)
+            or not query_list
+            or not all(isinstance(query, str) for query in query_list)
+        ):
+            raise ToolSearchConfigError("find needs one or more queries, as strings")
+        view = self._view()
+        policy = self._policy(request_context)
+        known = await policy.allowed(deferred_tools(view, discovered), "load", "active")
+        scope = self._scope(mode_strategy(self.config.mode), view, policy, known)
+        k = self._results_per_query(max_results)
+        shown: set[str] = set()
+        answers = []
+        for query in query_list:
+            earlier = set(shown)
+            found, notice = await scope.found(query, k, shown)
+            left_out: list[LeftOutTool] = []
+            if explain:
+                found, left_out = await scope.left_out(query, k, found, earlier)
+            answers.append(QueryAnswer(query, tuple(found), tuple(left_out), notice))
+        return SearchAnswer(tuple(answers), k, self.threshold)
+
+    def find(
+        self,
+        queries: str | Sequence[str],
+        *,
+        discovered: Iterable[str] = (),
+        request_context: Any = None,
+        max_results: int | None = None,
+        explain: bool = True,
+    ) -> SearchAnswer:
+        """`afind` for sync code."""
         return _run_sync(
-            self._execute(call, thread_id, request_context, messages, native, inline_sync=True)
+            self.afind(
+                queries,
+                discovered=discovered,
+                request_context=request_context,
+                max_results=max_results,
+                explain=explain,
+            )
         )
+
+    @property
+    def store(self) -> StateStore | None:
+        """Where each thread's discoveries are kept; None reads them from the messages."""
+        return self._discoveries.store
+
+    @store.setter
+    def store(self, store: StateStore | None) -> None:
+        self._discoveries.store = store
+
+    @property
+    def threshold(self) -> float:
+        """The threshold searches run with: `config.threshold`, or the engine's default."""
+        return self.index.threshold if self.config.threshold is None else self.config.threshold
+
+    def is_pinned(self, tool: Tool) -> bool:
+        """Whether `tool` is sent at every step and never found by search
+        (`toolscout.protocol.view.is_pinned`, with `config.pinned`)."""
+        return is_pinned(tool, self.config.pinned)
 
     def stats(self) -> ToolSearchStats:
         """Tokens of the tools sent so far, against sending every tool at every request."""
-        return self._stats.snapshot(self.config, self._view().always + self._view().deferred)
+        view = self._view()
+        return self._stats.snapshot(self.config, view.pinned + view.deferred)
 
     def handles(self, name: str) -> bool:
         """Whether a call to `name` is tool search's to answer (a meta-tool or a catalog
@@ -237,123 +312,44 @@ class ToolSearch:
             self._view().resolve(name) is not None
         )
 
-    # -- prepare ---------------------------------------------------------------------------
-
-    async def _deferred_part(
-        self,
-        view: _CatalogView,
-        policy: PolicyCheck,
-        thread_id: str | None,
-        messages: Sequence[Any],
-        native: bool,
-    ) -> list[ToolDefinition]:
-        if native:
-            hidden = await policy.allowed(view.deferred, "search", "load", "active")
-            return [
-                meta_tools.search_tool(self.config, native=True),
-                *(self._definition(tool, "deferred") for tool in hidden),
-            ]
-        mode = self.config.mode
-        if mode == "proxy":  # the list never holds discovered tools: the store is not asked
-            return [meta_tools.search_tool(self.config), meta_tools.call_tool(self.config)]
-        discovered = await self._discovered(view, policy, thread_id, messages)
-        discovered_definitions = [self._definition(tool, "discovered") for tool in discovered]
-        if mode == "load":
-            return [
-                meta_tools.search_tool(self.config),
-                meta_tools.load_tool(self.config),
-                *discovered_definitions,
-            ]
-        if mode == "auto_load":
-            return [meta_tools.search_tool(self.config), *discovered_definitions]
-        listed = await policy.allowed(view.deferred, "search")
-        known = {tool.id for tool in discovered}
-        if all(tool.id in known for tool in listed):
-            return discovered_definitions  # everything found: the discovery tool retires
-        lazy = meta_tools.lazy_tool(
-            self.config, [self._definition(tool, "deferred") for tool in listed]
-        )
-        return [lazy, *discovered_definitions]
-
-    async def _discovered(
-        self,
-        view: _CatalogView,
-        policy: PolicyCheck,
-        thread_id: str | None,
-        messages: Sequence[Any],
-    ) -> list[Tool]:
-        """The thread's discovered tools that this request may see.
-
-        The load phase is asked again: a discovery read from client-sent messages proves
-        nothing, and the policy may have changed since.
-        """
-        tools = await self._discovered_tools(view, thread_id, messages)
-        return await policy.allowed(tools, "load", "active")
-
-    async def _discovered_tools(
-        self, view: _CatalogView, thread_id: str | None, messages: Sequence[Any]
-    ) -> list[Tool]:
-        """The thread's discovered tools still in the catalog and deferred, in order."""
-        if thread_id is None or self.store is None:
-            names = self._context.load(thread_id, messages)
-        elif isinstance(self.store, InMemoryStore):  # answers at once: no thread needed
-            names = self.store.load(thread_id, messages)
-        else:
-            names = await self._store_calls(self.store).load(thread_id, messages)
-        tools: dict[str, Tool] = {}
-        for name in names:
-            tool = view.resolve(name)
-            if tool is not None and tool.id in view.deferred_ids:
-                tools.setdefault(tool.id, tool)
-        return list(tools.values())
-
-    async def _remember(self, thread_id: str | None, tools: Sequence[Tool]) -> None:
-        if not tools or thread_id is None or self.store is None:
-            return  # an anonymous conversation's discoveries are in its messages
-        ids = [tool.id for tool in tools]
-        if isinstance(self.store, InMemoryStore):
-            self.store.save(thread_id, ids)
-        else:
-            await self._store_calls(self.store).save(thread_id, ids)
-
-    def _store_calls(self, store: StateStore) -> OffLoopStore:
-        calls = self._offloop
-        if calls is None or calls.store is not store:  # `self.store` may have been replaced
-            calls = self._offloop = OffLoopStore(store, self.config.store_timeout)
-        return calls
-
     # -- execute ---------------------------------------------------------------------------
 
-    async def _execute(
+    def _step(
         self,
         call: ToolCall,
         thread_id: str | None,
         request_context: Any,
         messages: Sequence[Any],
         native: bool,
+        *,
         inline_sync: bool,
-    ) -> ToolResult:
-        view = self._view()
-        step = _Step(
-            _thread(thread_id), request_context, messages, self._policy(request_context), view
+    ) -> _Step:
+        return _Step(
+            _thread(thread_id),
+            request_context,
+            messages,
+            self._policy(request_context),
+            self._view(),
+            mode_strategy(self.config.mode, native=native or call.native_search),
+            inline_sync,
         )
-        names = self.config.meta_tool_names
-        mode = self.config.mode
-        native = native or call.native_search
+
+    async def _execute(self, call: ToolCall, step: _Step) -> ToolResult:
         arguments, problem = call.parsed_arguments()
         if arguments is None:
             return self._error(call, f"Invalid call to {call.name}: {problem}.")
+        action = "search" if call.native_search else step.mode.actions(self.config).get(call.name)
         try:
-            if call.native_search or (call.name == names.search and (native or mode != "lazy")):
-                result = await self._search(call, arguments, step, native)
-            elif call.name == names.load and mode == "load" and not native:
+            if action == "search":
+                result = await self._search(call, arguments, step)
+            elif action == "load":
                 result = await self._load(call, arguments, step)
-            elif call.name == names.lazy and mode == "lazy" and not native:
+            elif action == "reveal":
                 result = await self._reveal(call, arguments, step)
-            elif call.name == names.call and mode == "proxy" and not native:
-                result = await self._call_through(call, arguments, step, inline_sync)
+            elif action == "call":
+                result = await self._call_through(call, arguments, step)
             else:
-                return await self._call(call, call.name, arguments, step, native, inline_sync)
+                return await self._call(call, call.name, arguments, step)
         except (StoreUnavailableError, StateStoreError) as error:
             # Fail closed; the model reads why, the log says where.
             logger.warning("tool search refused %r: the store failed: %s", call.name, error)
@@ -361,9 +357,7 @@ class ToolSearch:
         self._stats.record_result(result.content)
         return result
 
-    async def _search(
-        self, call: ToolCall, arguments: dict[str, Any], step: _Step, native: bool
-    ) -> ToolResult:
+    async def _search(self, call: ToolCall, arguments: dict[str, Any], step: _Step) -> ToolResult:
         read, problem = meta_tools.read_arguments(
             meta_tools.SearchArguments,
             arguments,
@@ -372,115 +366,56 @@ class ToolSearch:
         )
         if read is None:
             return self._error(call, problem or "")
-        mode = self.config.mode
-        activates = native or mode in ("auto_load", "proxy")
-        phases: tuple[Phase, ...] = ("search", "load") if activates else ("search",)
-        k = min(read.max_results or self.config.max_results, self.config.max_results)
-        known = {tool.id for tool in await self._discovered(step.view, step.policy, *step.state)}
+        mode = step.mode
+        known = await self._discoveries.allowed(step.view, step.policy, *step.state)
+        scope = self._scope(mode, step.view, step.policy, known)
+        k = self._results_per_query(read.max_results)
         shown: set[str] = set()
         query_results = []
         for query in read.queries:
-            found, notice = await self._find(query, k, step, phases, known, shown)
-            query_results.append(results.QueryResult(query, found, notice))
+            found, notice = await scope.found(query, k, shown)
+            entries = [self._result_entry(entry, step.view) for entry in found]
+            query_results.append(results.QueryResult(query, entries, notice))
         found_tools = [entry for result in query_results for entry in result.found]
-        if activates:
-            await self._remember(
+        if mode.activates:
+            await self._discoveries.remember(
                 step.thread_id,
                 [step.view.by_name[e.definition.name] for e in found_tools if not e.available],
             )
-        content = self._search_text(query_results, native=native)
+        content = mode.search_text(self.config, query_results)
+        loaded = tuple(entry.definition for entry in found_tools) if mode.loads_natively else ()
         return ToolResult(
-            call.id,
-            call.name,
-            content,
-            loaded_tools=tuple(entry.definition for entry in found_tools) if native else (),
-            native_search=call.native_search,
+            call.id, call.name, content, loaded_tools=loaded, native_search=call.native_search
         )
 
-    def _search_text(self, query_results: Sequence[results.QueryResult], *, native: bool) -> str:
-        """The text of a `search_tools` result, as this mode words it."""
-        names = self.config.meta_tool_names
-        fmt = self.config.result_format
-        found = [entry.definition.name for result in query_results for entry in result.found]
-        if self.config.mode == "proxy" and not native:
-            return results.search_definitions(
-                query_results,
-                fmt,
-                next_step=f"Run one with {names.call}." if found else "",
-                available=found,
-            )
-        if self.config.mode == "load" and not native:
-            return results.search_summary(
-                query_results,
-                fmt,
-                next_step=f"Pass the names you need to {names.load}." if found else "",
-            )
-        return results.search_summary(
-            query_results,
-            fmt,
-            next_step="These tools are callable from your next step." if found else "",
-            available=found,
+    def _scope(
+        self, mode: ModeStrategy, view: CatalogView, policy: PolicyCheck, known: Iterable[Tool]
+    ) -> SearchScope:
+        """What a search in `mode` searches over, `known` being the conversation's tools."""
+        return SearchScope(
+            self.index,
+            view,
+            policy,
+            mode.search_phases,
+            frozenset(tool.id for tool in known),
+            self.config.threshold,
+            self.config.min_score,
         )
 
-    async def _find(
-        self,
-        query: str,
-        k: int,
-        step: _Step,
-        phases: tuple[Phase, ...],
-        known: set[str],
-        shown: set[str],
-    ) -> tuple[list[results.Found], str | None]:
-        """Up to `k` allowed deferred tools for `query`: new ones first, then ones already
-        available if slots are left; an exact tool name comes first."""
-        view = step.view
-        fresh: list[results.Found] = []
-        again: list[results.Found] = []
+    def _results_per_query(self, asked: int | None) -> int:
+        return min(asked or self.config.max_results, self.config.max_results)
 
-        async def consider(tool: Tool, score: float) -> None:
-            if tool.id in shown or not await step.policy.allows(tool, *phases):
-                return
-            shown.add(tool.id)
-            entry = results.Found(
-                self._definition(tool, "discovered"), score, available=tool.id in known
-            )
-            (again if entry.available else fresh).append(entry)
-
-        exact = view.resolve(query.strip())
-        if exact is not None and exact.id in view.deferred_ids:
-            await consider(exact, 1.0)
-        limit = min(MAX_K, 2 * k)
-        while True:
-            search = functools.partial(
-                self.index.search,
-                query,
-                k=limit,
-                threshold=self.config.threshold,
-                min_score=self.config.min_score,
-                filter=lambda tool: tool.id in view.deferred_ids,
-            )
-            # A pattern may cost RE2 its whole time budget, and the compilation before it
-            # (`RegexOptions`): off the event loop, other sessions do not wait for it.
-            slow = self.index.engine_name == "regex"
-            hits = await asyncio.to_thread(search) if slow else search()
-            for hit in hits:
-                if len(fresh) >= k:
-                    break
-                await consider(hit.tool, hit.normalized_score)
-            if len(fresh) >= k or len(hits) < limit or limit >= MAX_K:
-                break
-            limit = min(MAX_K, 4 * limit)
-        found = (fresh + again)[:k]
-        if found:
-            return found, None
-        return [], (hits.notice if not hits else None) or NOTHING_FOUND
+    @staticmethod
+    def _result_entry(entry: FoundTool, view: CatalogView) -> results.Found:
+        definition = view.definition(entry.tool, "discovered")
+        return results.Found(definition, entry.normalized_score, available=entry.already_discovered)
 
     async def _load(self, call: ToolCall, arguments: dict[str, Any], step: _Step) -> ToolResult:
         chosen, problems = await self._chosen(call, arguments, step, "names")
         if chosen is None:
             return self._error(call, problems[0])
-        await self._remember(step.thread_id, chosen)
-        names = [self._wire_name(tool) for tool in chosen]
+        await self._discoveries.remember(step.thread_id, chosen)
+        names = [step.view.wire_name(tool) for tool in chosen]
         content = results.loaded(
             names,
             self.config.result_format,
@@ -493,8 +428,8 @@ class ToolSearch:
         chosen, problems = await self._chosen(call, arguments, step, "tool_names")
         if chosen is None:
             return self._error(call, problems[0])
-        await self._remember(step.thread_id, chosen)
-        definitions = [self._definition(tool, "discovered") for tool in chosen]
+        await self._discoveries.remember(step.thread_id, chosen)
+        definitions = [step.view.definition(tool, "discovered") for tool in chosen]
         content = results.definitions(
             definitions,
             self.config.result_format,
@@ -535,7 +470,7 @@ class ToolSearch:
         return list(chosen.values()), problems
 
     async def _call_through(
-        self, call: ToolCall, arguments: dict[str, Any], step: _Step, inline_sync: bool
+        self, call: ToolCall, arguments: dict[str, Any], step: _Step
     ) -> ToolResult:
         names = self.config.meta_tool_names
         read, problem = meta_tools.read_arguments(
@@ -548,7 +483,7 @@ class ToolSearch:
             return self._error(call, problem or "")
         if read.name in names.model_dump().values():
             return self._error(call, f"{read.name} is a meta-tool: call it directly.")
-        return await self._call(call, read.name, read.arguments, step, False, inline_sync)
+        return await self._call(call, read.name, read.arguments, step)
 
     async def _call(
         self,
@@ -556,8 +491,6 @@ class ToolSearch:
         name: str,
         arguments: dict[str, Any],
         step: _Step,
-        native: bool,
-        inline_sync: bool,
     ) -> ToolResult:
         """Run a catalog tool, if this conversation may call it now: a deferred tool it has
         not discovered only when `require_discovery` is off, and then only if the filter
@@ -565,12 +498,13 @@ class ToolSearch:
         view, policy = step.view, step.policy
         tool = view.resolve(name)
         if tool is not None and tool.id in view.deferred_ids:
-            known = {t.id for t in await self._discovered_tools(view, *step.state)}
+            known = {t.id for t in await self._discoveries.tools(view, *step.state)}
             if tool.id not in known:
                 if not await policy.allows(tool, "search"):
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
                 elif self.config.require_discovery and await policy.allows(tool, "load"):
-                    return self._error(call, self._how_to_discover(name, native))
+                    how = step.mode.how_to_discover(self.config, name)
+                    return self._error(call, f"Tool {name!r} is not loaded yet: {how}.")
         elif tool is not None and not await policy.allows(tool, "active"):
             tool = None  # a tool the filter leaves out of the list is unknown, as if excluded
         if tool is None:
@@ -585,27 +519,20 @@ class ToolSearch:
         problem = await self._invalid_arguments(tool, arguments)
         if problem:
             return self._error(call, problem)
-        return await self._run(call, tool, arguments, step.request_context, inline_sync)
-
-    def _how_to_discover(self, name: str, native: bool) -> str:
-        names = self.config.meta_tool_names
-        mode = self.config.mode
-        if mode == "load" and not native:
-            how = f'call {names.load} with {{"names": ["{name}"]}}, then call it'
-        elif mode == "lazy" and not native:
-            how = f'call {names.lazy} with {{"tool_names": ["{name}"]}}, then call it'
-        elif mode == "proxy" and not native:
-            how = (
-                f'call {names.search} with {{"queries": ["{name}"]}}, then run it with '
-                f'{names.call}({{"name": "{name}", "arguments": {{...}}}})'
-            )
-        else:
-            how = f'call {names.search} with {{"queries": ["{name}"]}}, then call it'
-        return f"Tool {name!r} is not loaded yet: {how}."
+        outcome = await run_handler(
+            tool,
+            step.view.wire_name(tool),
+            arguments,
+            step.request_context,
+            inline_sync=step.inline_sync,
+        )
+        if outcome.error is not None:
+            return self._error(call, outcome.error)
+        return ToolResult(call.id, call.name, result_text(outcome.value), value=outcome.value)
 
     async def _did_you_mean(self, name: str, step: _Step) -> str:
         view, policy = step.view, step.policy
-        candidates = [*view.wire_names.values(), *self._active_meta_names()]
+        candidates = [*view.wire_names.values(), *step.mode.actions(self.config)]
         close = difflib.get_close_matches(name, candidates, n=6, cutoff=0.6)
         allowed = []
         for candidate in close:
@@ -616,48 +543,16 @@ class ToolSearch:
                 allowed.append(candidate)
         return f" Did you mean: {', '.join(allowed[:3])}?" if allowed else ""
 
-    def _active_meta_names(self) -> tuple[str, ...]:
-        return meta_tools.meta_tool_names(self.config.mode, self.config)
-
     async def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """What is wrong with the arguments, checked off the event loop in bounded time
         (`toolscout.protocol.arguments`)."""
         problems = await self._arguments.aproblems(tool, arguments)
         if not problems:
             return None
-        expected = "\n".join(results.compact_definition(self._definition(tool, "discovered")))
-        name = self._wire_name(tool)
+        view = self._view()
+        expected = "\n".join(results.compact_definition(view.definition(tool, "discovered")))
+        name = view.wire_name(tool)
         return f"Invalid arguments for {name}: {'; '.join(problems)}. Expected:\n{expected}"
-
-    async def _run(
-        self,
-        call: ToolCall,
-        tool: Tool,
-        arguments: dict[str, Any],
-        request_context: Any,
-        inline_sync: bool,
-    ) -> ToolResult:
-        name = self._wire_name(tool)
-        handler = tool.handler
-        if handler is None:
-            return self._error(call, f"Tool {name!r} has no handler in this process.")
-        kwargs = dict(arguments)
-        if _wants_request_context(handler, tool):
-            kwargs["request_context"] = request_context
-        token = REQUEST_CONTEXT.set(request_context)
-        try:
-            if inline_sync or _is_async(handler):
-                value = handler(**kwargs)
-            else:
-                value = await asyncio.to_thread(functools.partial(handler, **kwargs))
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as error:
-            logger.info("tool %r failed", tool.id, exc_info=True)
-            return self._error(call, f"Tool {name!r} failed: {type(error).__name__}: {error}")
-        finally:
-            REQUEST_CONTEXT.reset(token)
-        return ToolResult(call.id, call.name, result_text(value), value=value)
 
     def _error(self, call: ToolCall, message: str) -> ToolResult:
         return ToolResult(
@@ -666,45 +561,13 @@ class ToolSearch:
 
     # -- the catalog as seen by tool search ------------------------------------------------
 
-    def _view(self) -> _CatalogView:
+    def _view(self) -> CatalogView:
         view = self._view_cache
         if view is not None and view.version == self.catalog.version:
             return view
         with self._lock:
-            version, tools = self.catalog.snapshot()
-            pinned_ids = set(self.config.pinned)
-            missing = pinned_ids - {tool.id for tool in tools}
-            if missing:
-                raise ToolSearchConfigError(
-                    f"pinned tools {sorted(missing)} are not in the catalog; pin tools by id"
-                )
-            always = [t for t in tools if t.pinned or not t.deferred or t.id in pinned_ids]
-            always_ids = {tool.id for tool in always}
-            deferred = [tool for tool in tools if tool.id not in always_ids]
-            wire_names = {tool.id: _wire_name(tool.id) for tool in tools}
-            by_name = {tool.id: tool for tool in tools}
-            by_name.update({wire_names[tool.id]: tool for tool in tools})
-            self._check_clashes(wire_names.values())
-            view = _CatalogView(
-                version,
-                always,
-                deferred,
-                by_name,
-                wire_names,
-                frozenset(tool.id for tool in deferred),
-            )
-            self._view_cache = view
+            view = self._view_cache = catalog_view(self.catalog, self.config)
             return view
-
-    def _check_clashes(self, names: Iterable[str]) -> None:
-        meta = self.config.meta_tool_names.model_dump()
-        clashes = sorted(set(names) & set(meta.values()))
-        if clashes:
-            field_name = next(key for key, value in meta.items() if value == clashes[0])
-            raise ToolSearchConfigError(
-                f"a tool is named {clashes[0]!r}, like tool search's own meta-tool; rename it, "
-                f"or choose another name with meta_tool_names={{'{field_name}': ...}}"
-            )
 
     def _passthrough(self, tools: Sequence[Mapping[str, Any]]) -> list[ToolDefinition]:
         definitions = []
@@ -727,21 +590,11 @@ class ToolSearch:
                     raw=dict(raw),
                 )
             )
-        self._check_clashes(definition.name for definition in definitions)
+        check_clashes(self.config, (definition.name for definition in definitions))
         return definitions
 
     def _definition(self, tool: Tool, kind: DefinitionKind) -> ToolDefinition:
-        return ToolDefinition(
-            self._wire_name(tool),
-            tool.description,
-            tool.input_schema,
-            kind,
-            tool_id=tool.id,
-            tool=tool,
-        )
-
-    def _wire_name(self, tool: Tool) -> str:
-        return self._view().wire_names.get(tool.id) or _wire_name(tool.id)
+        return self._view().definition(tool, kind)
 
     def _policy(self, request_context: Any) -> PolicyCheck:
         return PolicyCheck(self.filter, request_context, timeout=self.config.filter_timeout)
@@ -761,7 +614,12 @@ class _Step:
     request_context: Any
     messages: Sequence[Any]
     policy: PolicyCheck
-    view: _CatalogView
+    view: CatalogView
+    mode: ModeStrategy
+    """The strategy of the step's mode (`native` when the step uses the provider's own
+    deferred loading)."""
+    inline_sync: bool
+    """Run a sync handler in the calling thread (`execute`) rather than a worker thread."""
 
     @property
     def state(self) -> tuple[str | None, Sequence[Any]]:
@@ -782,31 +640,6 @@ def _thread(thread_id: str | None) -> str | None:
     return thread_id
 
 
-def _wire_name(tool_id: str) -> str:
-    """The id, or, when the id is not a valid OpenAI / Anthropic tool name, the id with every
-    other character replaced by `_`, cut, and a short hash of the id appended (unique)."""
-    if WIRE_NAME.match(tool_id):
-        return tool_id
-    digest = hashlib.blake2b(tool_id.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
-    return re.sub(r"[^A-Za-z0-9_-]", "_", tool_id)[:55] + "_" + digest
-
-
-def _wants_request_context(handler: Any, tool: Tool) -> bool:
-    properties = tool.input_schema.get("properties")
-    if isinstance(properties, Mapping) and "request_context" in properties:
-        return False
-    try:
-        return "request_context" in inspect.signature(handler).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _is_async(handler: Any) -> bool:
-    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
-        getattr(handler, "__call__", None)  # noqa: B004 - an async callable object
-    )
-
-
 def _run_sync(coroutine: Coroutine[Any, Any, _ResultT]) -> _ResultT:
     try:
         asyncio.get_running_loop()
@@ -814,6 +647,6 @@ def _run_sync(coroutine: Coroutine[Any, Any, _ResultT]) -> _ResultT:
         return asyncio.run(coroutine)
     coroutine.close()
     raise RuntimeError(
-        "prepare() and execute() are for sync code; inside an event loop, await aprepare() and "
-        "aexecute()"
+        "prepare(), execute() and find() are for sync code; inside an event loop, await "
+        "aprepare(), aexecute() and afind()"
     )

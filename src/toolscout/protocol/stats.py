@@ -1,4 +1,5 @@
-"""Token accounting: what tool search sends per request, against sending every tool.
+"""Token accounting: what tool search has sent per request, against sending every tool
+(`toolscout.protocol.estimates` predicts it for a catalog).
 
 Counts are o200k_base tokens (`toolscout.catalog.tokens`) of each definition's compact JSON in
 OpenAI's chat format, the measure `toolscout inspect` uses. Anthropic counts with its own
@@ -13,14 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tokens import catalog_tokens, count_tokens
 from toolscout.catalog.tool import Tool
 from toolscout.protocol.config import Mode, ResultFormat, ToolSearchConfig
-from toolscout.protocol.definitions import ToolCall, ToolDefinition
-
-#: Groups of discovered tools the estimate averages over.
-_ESTIMATE_GROUPS = 20
+from toolscout.protocol.definitions import ToolDefinition
 
 
 def definition_tokens(definition: ToolDefinition) -> int:
@@ -123,92 +120,3 @@ class StatsRecorder:
             result_tokens,
             requests * every_tool + passthrough,
         )
-
-
-@dataclass(frozen=True)
-class TokenEstimate:
-    """Tokens per request for one catalog, mode and result format (`estimate_tokens`)."""
-
-    mode: Mode
-    result_format: ResultFormat
-    tools: int
-    """Tools in the catalog."""
-    without_search: int
-    """Every tool's definition, sent with each request."""
-    first_request: int
-    """The tool list before anything is discovered: pinned tools and meta-tools."""
-    per_request: int
-    """Once `discovered` tools are found: the tool list, plus the meta-tool results the
-    conversation now carries."""
-    discovered: int
-    """Tools discovered in the estimate (one search's worth, `max_results`)."""
-
-    @property
-    def saving(self) -> float:
-        """The share of tool tokens saved per request, 0–1."""
-        return 1 - self.per_request / self.without_search if self.without_search else 0.0
-
-
-def estimate_tokens(
-    catalog: Catalog | Iterable[Any],
-    *,
-    mode: Mode = "load",
-    result_format: ResultFormat = "json",
-    max_results: int = 5,
-) -> TokenEstimate:
-    """Tokens per request with tool search, against sending every tool, for one discovery.
-
-    The scenario: one search finds `max_results` tools and (in `load` mode) the model loads
-    them; in `lazy` mode it asks for them by name. The request that follows sends the tool
-    list of that step and carries the meta-tools' results in its messages. Both are measured
-    with toolscout's own code paths, averaged over groups of tools spread evenly through the
-    catalog, so a few very large or very small tools do not decide the figure.
-    """
-    from toolscout.protocol.processor import ToolSearch
-    from toolscout.protocol.results import Found, QueryResult
-
-    search = ToolSearch(catalog, mode=mode, result_format=result_format, max_results=max_results)
-    view = search._view()
-    every = catalog_tokens([*view.always, *view.deferred], "openai_chat")
-    first = sum(map(definition_tokens, search.prepare()))
-    per_request = []
-    for group in _spread_groups(view.deferred, max_results):
-        messages: list[dict[str, Any]] = []
-        names = [search._wire_name(tool) for tool in group]
-        if mode == "lazy":
-            reveal = search.execute(
-                ToolCall(search.config.meta_tool_names.lazy, {"tool_names": names}, id="lazy")
-            )
-            messages.append({"role": "tool", "tool_call_id": "lazy", "content": reveal.content})
-        else:
-            found = [Found(search._definition(tool, "discovered"), 0.5) for tool in group]
-            text = search._search_text([QueryResult("a request", found)], native=False)
-            messages.append({"role": "tool", "tool_call_id": "search", "content": text})
-        if mode == "load":
-            load = search.execute(
-                ToolCall(search.config.meta_tool_names.load, {"names": names}, id="load")
-            )
-            messages.append({"role": "tool", "tool_call_id": "load", "content": load.content})
-        tools = sum(map(definition_tokens, search.prepare(None, messages)))
-        results = sum(count_tokens(message["content"]) for message in messages)
-        per_request.append(tools + results)
-    return TokenEstimate(
-        mode,
-        result_format,
-        len(view.always) + len(view.deferred),
-        every,
-        first,
-        round(sum(per_request) / len(per_request)) if per_request else first,
-        min(max_results, len(view.deferred)),
-    )
-
-
-def _spread_groups(tools: Sequence[Tool], size: int) -> list[list[Tool]]:
-    """Up to `_ESTIMATE_GROUPS` groups of `size` tools, spread evenly through `tools`."""
-    if not tools:
-        return []
-    size = min(size, len(tools))
-    count = min(_ESTIMATE_GROUPS, max(1, len(tools) // size))
-    step = len(tools) / (count * size)
-    picks = [tools[int(i * step)] for i in range(count * size)]
-    return [picks[i : i + size] for i in range(0, len(picks), size)]

@@ -34,7 +34,13 @@ if TYPE_CHECKING:
     from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
     from toolscout.search.highlight import matched_spans
     from toolscout.search.hybrid import HybridEngine, HybridOptions
-    from toolscout.search.index import EngineChoice, ToolIndex, choose_engine, score_floor
+    from toolscout.search.index import (
+        EngineChoice,
+        ToolIndex,
+        choose_engine,
+        effective_threshold,
+        score_floor,
+    )
     from toolscout.search.regex import RegexEngine, RegexOptions, pattern_problem
     from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
     from toolscout.search.synonyms import SYNONYM_GROUPS
@@ -73,6 +79,7 @@ __all__ = [
     "ToolIndex",
     "choose_engine",
     "default_cache_path",
+    "effective_threshold",
     "highlight_spans",
     "matched_spans",
     "pattern_problem",
@@ -113,7 +120,13 @@ if not TYPE_CHECKING:
             "toolscout.search.embedding_cache": ["EmbeddingCache", "default_cache_path"],
             "toolscout.search.highlight": ["matched_spans"],
             "toolscout.search.hybrid": ["HybridEngine", "HybridOptions"],
-            "toolscout.search.index": ["EngineChoice", "ToolIndex", "choose_engine", "score_floor"],
+            "toolscout.search.index": [
+                "EngineChoice",
+                "ToolIndex",
+                "choose_engine",
+                "effective_threshold",
+                "score_floor",
+            ],
             "toolscout.search.regex": ["RegexEngine", "RegexOptions", "pattern_problem"],
             "toolscout.search.semantic": ["SemanticEngine", "SemanticOptions", "tool_text"],
             "toolscout.search.synonyms": ["SYNONYM_GROUPS"],

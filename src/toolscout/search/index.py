@@ -71,8 +71,9 @@ class ToolIndex:
 
     The index follows its catalog: tools added, removed or replaced are searchable (or gone)
     at the next search; BM25 re-analyses and semantic search re-embeds only the tools whose
-    text changed (regex lays out the catalog's text anew, which is cheap). Pinned tools are
-    always visible to the model, so they are never search results.
+    text changed (regex lays out the catalog's text anew, which is cheap). It searches the
+    tools `corpus` keeps: by default every tool not marked `pinned`, since a pinned tool is
+    always visible to the model and so never a search result.
 
     Args:
         catalog: a `Catalog`, or tool definitions in any shape a `Catalog` accepts.
@@ -94,6 +95,10 @@ class ToolIndex:
             a table") on its own as well as the whole, and interleave the rankings, so that
             every need's best tools reach the top k (`toolscout.search.needs`). Patterns
             (regex) are never split.
+        corpus: which of the catalog's tools are searched (`tool -> bool`); the tools not
+            marked `pinned` if None. The corpus decides the statistics every score is
+            computed from; which of its tools a search may *return* is the caller's
+            question (`filter`), as `ToolSearch` asks it.
     """
 
     def __init__(
@@ -107,14 +112,14 @@ class ToolIndex:
         semantic: SemanticOptions | None = None,
         hybrid: HybridOptions | None = None,
         split_needs: bool = True,
+        corpus: ToolFilter | None = None,
     ) -> None:
         self.engine_choice = choose_engine(engine)
         self.engine_name: RankingEngine = self.engine_choice.name
         self._engine = _make_engine(self.engine_name, bm25, regex, semantic, hybrid)
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
-        self.threshold = _check_threshold(
-            DEFAULT_THRESHOLDS[self.engine_name] if threshold is None else threshold
-        )
+        self.threshold = effective_threshold(self.engine_name, threshold)
+        self._corpus = corpus or _not_pinned
         self.split_needs = split_needs and self.engine_name != "regex"
         self._lock = threading.RLock()
         self._version = -1
@@ -161,7 +166,7 @@ class ToolIndex:
         """`search` for each query, all against the same state of the catalog: a change
         made while the batch runs shows in the next search, not halfway through this one."""
         k = _check_k(k)
-        threshold = self.threshold if threshold is None else _check_threshold(threshold)
+        threshold = effective_threshold(self.engine_name, self.threshold, threshold)
         min_score = _check_min_score(min_score)
         for query in queries:
             if not isinstance(query, str):
@@ -227,7 +232,7 @@ class ToolIndex:
 
     @property
     def tools(self) -> list[Tool]:
-        """The searchable tools (the catalog without pinned tools), in catalog order."""
+        """The searchable tools (the catalog's tools `corpus` keeps), in catalog order."""
         return list(self._current_tools())
 
     def _current_tools(self) -> list[Tool]:
@@ -236,7 +241,7 @@ class ToolIndex:
                 return self._tools
             version, tools = self.catalog.snapshot()
             if version != self._version:
-                searchable = [tool for tool in tools if not tool.pinned]
+                searchable = [tool for tool in tools if self._corpus(tool)]
                 self._engine.rebuild(searchable)
                 self._tools, self._version = searchable, version
             return self._tools
@@ -360,6 +365,21 @@ def _check_min_score(min_score: object) -> float | None:
     ):
         raise SearchConfigError(f"min_score must be a finite number or None, got {min_score!r}")
     return float(min_score)
+
+
+def effective_threshold(engine: RankingEngine, *thresholds: float | None) -> float:
+    """The threshold a search runs with: the last of `thresholds` that is not None (a
+    search's own, over its index's), else `engine`'s default (`DEFAULT_THRESHOLDS`).
+
+    Raises:
+        SearchConfigError: a threshold outside 0–1.
+    """
+    chosen = next((value for value in reversed(thresholds) if value is not None), None)
+    return _check_threshold(DEFAULT_THRESHOLDS[engine] if chosen is None else chosen)
+
+
+def _not_pinned(tool: Tool) -> bool:
+    return not tool.pinned
 
 
 def _check_threshold(threshold: object) -> float:
