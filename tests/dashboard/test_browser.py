@@ -24,6 +24,11 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 
+# Bounds on a hang, not timings: on a busy machine the page may take seconds to load and
+# answer, and Playwright's own `expect` waits only 5 s by default.
+PATIENCE_MS = 30_000
+expect.set_options(timeout=PATIENCE_MS)
+
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)"
 )
@@ -39,7 +44,7 @@ def browser() -> Iterator[Browser]:
 
 def open_page(browser: Browser, url: str, width: int = 1280, height: int = 800) -> Page:
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(PATIENCE_MS)
     page.goto(url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     return page
