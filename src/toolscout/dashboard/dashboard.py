@@ -385,16 +385,7 @@ class Dashboard:
         version, tools = self.catalog.snapshot()
         if version == self._preview_version:
             return
-        wanted = {tool.id: tool.model_copy(update={"pinned": False}) for tool in tools}
-        current = {tool.id: tool for tool in self._preview}
-        gone = [tool_id for tool_id in current if tool_id not in wanted]
-        if gone:
-            self._preview.remove(*gone)
-        for tool_id, tool in wanted.items():
-            if tool_id not in current:
-                self._preview.add(tool)
-            elif current[tool_id] != tool:
-                self._preview.replace(tool)
+        self._preview.sync([tool.model_copy(update={"pinned": False}) for tool in tools])
         self._preview_version = version
 
     def _tool_facts(self, version: int, tools: Sequence[Tool]) -> dict[str, tuple[int, list[str]]]:
