@@ -135,26 +135,26 @@ class ToolScoutSearchTransform(BaseSearchTransform):
         many, so tools removed from the server do not pile up.
         """
         with self._lock:
-            added: list[Tool] = []
+            fresh: dict[str, tuple[FastMCPTool, Tool]] = {}
             for name, tool in visible.items():
                 known = self._indexed.get(name)
                 if known is tool or (known is not None and _same_text(known, tool)):
                     continue
                 converted = _as_toolscout(tool)
-                if converted is None:
-                    continue
-                if known is None:
-                    added.append(converted)
-                else:
-                    self._catalog.replace(converted)
-                self._indexed[name] = tool
-            if added:
-                self._catalog.add(added)
-            if len(self._indexed) > 2 * max(len(visible), 16):
-                stale = [name for name in self._indexed if name not in visible]
-                self._catalog.remove(*stale)
-                for name in stale:
-                    del self._indexed[name]
+                if converted is not None:
+                    fresh[name] = (tool, converted)
+            indexed = self._indexed | {name: tool for name, (tool, _) in fresh.items()}
+            stale: list[str] = []
+            if len(indexed) > 2 * max(len(visible), 16):
+                stale = [name for name in indexed if name not in visible]
+            if not fresh and not stale:
+                return
+            wanted = {tool.name: tool for tool in self._catalog}
+            wanted |= {name: converted for name, (_, converted) in fresh.items()}
+            for name in stale:
+                del indexed[name], wanted[name]
+            self._catalog.sync(list(wanted.values()))
+            self._indexed = indexed
 
 
 def _same_text(old: FastMCPTool, new: FastMCPTool) -> bool:
