@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
+
 
 class ToolScoutError(Exception):
     """Base class of every error toolscout raises on purpose."""
@@ -85,3 +92,51 @@ class ConfigError(ToolScoutError, ValueError):
 class DashboardError(ToolScoutError, ValueError):
     """The dashboard was asked for something impossible: a setting out of range, a tool not
     in the catalog, labelled queries it cannot read. The page shows the message as it is."""
+
+
+def describe_validation_error(
+    error: ValidationError,
+    *,
+    field_names: Mapping[str, str] | None = None,
+    options: Iterable[str] | None = None,
+    most: int | None = None,
+) -> str:
+    """Pydantic's validation error as one line: `field: what is wrong`, problems joined by `; `.
+
+    A missing field `is missing`; an unknown one is named; a validator's message worded to
+    follow the field's name (`must be ...`) follows it, any other comes after a colon.
+
+    Args:
+        field_names: What the user calls a field, where the model names it otherwise
+            (`input_schema` is `parameters` in OpenAI's format).
+        options: The fields the model takes, listed when one is unknown.
+        most: Say at most this many problems and how many more there are, for input that
+            comes from elsewhere and may hold thousands.
+    """
+    details = error.errors(include_url=False)
+    shown = details if most is None else details[:most]
+    known = list(options) if options is not None else None
+    line = "; ".join(_describe(detail, field_names or {}, known) for detail in shown)
+    if len(details) > len(shown):
+        more = len(details) - len(shown)
+        line += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return line
+
+
+def _describe(detail: ErrorDetails, field_names: Mapping[str, str], known: list[str] | None) -> str:
+    field = ".".join(str(part) for part in detail["loc"])
+    field = field_names.get(field, field)
+    kind = detail["type"]
+    if kind == "missing":
+        return f"{field} is missing"
+    if kind == "extra_forbidden":
+        if known is None:
+            return f"unknown field {field!r}"
+        return f"unknown option {field!r}; the options are {', '.join(known)}"
+    message = str(detail["msg"])
+    if kind in ("value_error", "assertion_error"):
+        message = str((detail.get("ctx") or {}).get("error", message))
+        message = message.removeprefix("Value error, ").removeprefix("Assertion error, ")
+        if field and message.startswith("must "):
+            return f"{field} {message}"
+    return f"{field}: {message}" if field else message

@@ -36,7 +36,7 @@ from toolscout.dashboard.views import (
     TokensView,
     ToolRow,
 )
-from toolscout.errors import DashboardError, ToolScoutError
+from toolscout.errors import DashboardError, ToolScoutError, describe_validation_error
 from toolscout.protocol import Mode, ResultFormat, estimate_tokens
 from toolscout.protocol.config import MAX_RESULTS_LIMIT
 from toolscout.search import (
@@ -153,7 +153,7 @@ class Dashboard:
             try:
                 self._settings = type(current).model_validate(data)
             except ValidationError as error:
-                raise DashboardError(_validation_message(error)) from None
+                raise DashboardError(describe_validation_error(error)) from None
         return self.state()
 
     def set_pinned(self, tool_id: str, pinned: bool) -> StateView:
@@ -485,14 +485,6 @@ def _effective_threshold(settings: ToolSearchSettings) -> float:
     if settings.threshold is not None:
         return settings.threshold
     return DEFAULT_THRESHOLDS[choose_engine(settings.engine).name]
-
-
-def _validation_message(error: ValidationError) -> str:
-    problems = []
-    for detail in error.errors():
-        field = ".".join(str(part) for part in detail["loc"])
-        problems.append(f"{field}: {detail['msg']}")
-    return "; ".join(problems)
 
 
 def _summary(description: str) -> str:

@@ -18,7 +18,7 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolScoutError
+from toolscout.errors import ToolScoutError, describe_validation_error
 from toolscout.gateway.config import UpstreamSettings
 
 logger = logging.getLogger("toolscout.gateway")
@@ -118,8 +118,5 @@ def _metadata(definition: types.Tool) -> dict[str, Any]:
 
 def _reason(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        detail = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in detail["loc"])
-        message = str(detail["msg"]).removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
+        return describe_validation_error(error, most=1)
     return str(error).strip() or type(error).__name__
