@@ -42,11 +42,58 @@ class MissingExtraError(ToolScoutError, ImportError):
     extra to install (`pip install 'toolscout[redis]'`)."""
 
 
-def missing_extra(module: str, dependency: str, extra: str) -> MissingExtraError:
-    """The error for `module` used without `dependency`, naming the extra to install."""
-    return MissingExtraError(
-        f"{module} needs {dependency}, which is not installed: pip install 'toolscout[{extra}]'"
-    )
+class require_extra:  # lower case: used like a function, as contextlib.suppress is
+    """Raise `MissingExtraError` when an optional dependency is missing, in one line that
+    names the extra: `semantic search needs the toolscout[semantic] extra (tokenizers not
+    installed): pip install 'toolscout[semantic]'`.
+
+    Two ways to use it. Called with module names, it checks them at once without importing
+    any (so the check costs nothing when they are there):
+
+        require_extra("semantic", "tokenizers", feature="semantic search")
+
+    As a context manager, it turns an `ImportError` raised inside into that error:
+
+        with require_extra("mcp", feature="toolscout.fastmcp"):
+            from fastmcp import FastMCP
+
+    Args:
+        extra: The extra that brings the dependency, as in `pip install 'toolscout[extra]'`.
+        modules: Top-level modules to check now.
+        feature: What needs the extra, as the message starts: a module, a class, a command.
+    """
+
+    def __init__(self, extra: str, *modules: str, feature: str) -> None:
+        self.extra = extra
+        self.feature = feature
+        missing = [module for module in modules if not _importable(module)]
+        if missing:
+            raise self.error(", ".join(missing))
+
+    def error(self, missing: str | None) -> MissingExtraError:
+        """The error saying that `missing` (module names, if known) is not installed."""
+        which = f" ({missing} not installed)" if missing else ""
+        return MissingExtraError(
+            f"{self.feature} needs the toolscout[{self.extra}] extra{which}: "
+            f"pip install 'toolscout[{self.extra}]'"
+        )
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, traceback: object) -> None:
+        # A MissingExtraError raised inside already names its extra (a sub-package's own).
+        if isinstance(error, ImportError) and not isinstance(error, MissingExtraError):
+            raise self.error(error.name.split(".")[0] if error.name else None) from error
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it; a half-imported module
+        return False
 
 
 class StateStoreError(ToolScoutError, ValueError):

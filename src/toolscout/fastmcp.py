@@ -29,20 +29,15 @@ import threading
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-try:
+from toolscout.errors import ToolScoutError, require_extra
+
+with require_extra("mcp", feature="toolscout.fastmcp"):
     from fastmcp.server.context import Context
     from fastmcp.server.transforms.search.base import BaseSearchTransform, SearchResultSerializer
     from fastmcp.tools.base import Tool as FastMCPTool
-except ImportError as error:  # pragma: no cover - the extra is installed in development
-    from toolscout.errors import MissingExtraError
-
-    raise MissingExtraError(
-        "toolscout.fastmcp needs FastMCP: pip install 'toolscout[mcp]'"
-    ) from error
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolScoutError
 from toolscout.search import BM25Options, EngineName, ToolIndex
 
 __all__ = ["ToolScoutSearchTransform"]

@@ -26,14 +26,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from toolscout.errors import EmbeddingError, MissingExtraError
+from toolscout.errors import EmbeddingError, MissingExtraError, require_extra
 from toolscout.search._bert import ModelConfig, load_encoder
 
 if TYPE_CHECKING:
     import httpx
-
-#: The extra that brings every optional dependency of semantic search.
-SEMANTIC_EXTRA = "toolscout[semantic]"
 
 #: The default local model: the name it is known by, and the package it ships in.
 DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -72,17 +69,6 @@ def is_embedder(candidate: object) -> bool:
     )
 
 
-def require_extra(*modules: str, feature: str = "semantic search") -> None:
-    """Raise `MissingExtraError` unless every module can be imported; imports none of them,
-    so checking costs nothing when they are there."""
-    missing = [module for module in modules if importlib.util.find_spec(module) is None]
-    if missing:
-        raise MissingExtraError(
-            f"{feature} needs the {SEMANTIC_EXTRA} extra ({', '.join(missing)} not installed): "
-            f"pip install '{SEMANTIC_EXTRA}'"
-        )
-
-
 class LocalEmbedder:
     """A sentence-transformers BERT model run on the CPU by numpy, offline.
 
@@ -101,7 +87,7 @@ class LocalEmbedder:
     """
 
     def __init__(self, path: str | Path | None = None, *, batch_size: int = 32) -> None:
-        require_extra("tokenizers", "threadpoolctl")
+        require_extra("semantic", "tokenizers", "threadpoolctl", feature="semantic search")
         if path is None:
             path = _packaged_model()
             name = DEFAULT_LOCAL_MODEL
@@ -134,16 +120,12 @@ class LocalEmbedder:
 def local_model_unavailable() -> str | None:
     """Why the default `LocalEmbedder` cannot run here (its extra or its model package is
     missing), in one line that says what to install; None when it can. Imports nothing."""
-    missing = [
-        module
-        for module in ("tokenizers", "threadpoolctl", "platformdirs")
-        if importlib.util.find_spec(module) is None
-    ]
-    if missing:
-        return (
-            f"semantic search needs the {SEMANTIC_EXTRA} extra ({', '.join(missing)} not "
-            f"installed): pip install '{SEMANTIC_EXTRA}'"
+    try:
+        require_extra(
+            "semantic", "tokenizers", "threadpoolctl", "platformdirs", feature="semantic search"
         )
+    except MissingExtraError as error:
+        return str(error)
     if importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE) is None:
         # The package declares sentence-transformers (and so torch) as a dependency, which
         # the numpy encoder does not need: installing it without dependencies saves ~2 GB.
@@ -193,7 +175,7 @@ class OpenAIEmbedder:
         max_retries: int = 2,
         client: httpx.Client | None = None,
     ) -> None:
-        require_extra("httpx", feature="the OpenAI-compatible embedder")
+        require_extra("semantic", "httpx", feature="the OpenAI-compatible embedder")
         if batch_size < 1 or max_retries < 0 or timeout <= 0:
             raise EmbeddingError("batch_size must be >= 1, max_retries >= 0 and timeout > 0")
         if dimensions is not None and dimensions < 1:
