@@ -138,12 +138,13 @@ class ToolScoutSearchTransform(BaseSearchTransform):
                 converted = _as_toolscout(tool)
                 if converted is not None:
                     fresh[name] = (tool, converted)
-            indexed = self._indexed | {name: tool for name, (tool, _) in fresh.items()}
-            stale: list[str] = []
-            if len(indexed) > 2 * max(len(visible), 16):
-                stale = [name for name in indexed if name not in visible]
-            if not fresh and not stale:
+            limit = 2 * max(len(visible), 16)
+            if not fresh and len(self._indexed) <= limit:
                 return
+            indexed = self._indexed | {name: tool for name, (tool, _) in fresh.items()}
+            stale = (
+                [name for name in indexed if name not in visible] if len(indexed) > limit else []
+            )
             wanted = {tool.name: tool for tool in self._catalog}
             wanted |= {name: converted for name, (_, converted) in fresh.items()}
             for name in stale:

@@ -157,7 +157,12 @@ class Catalog:
                 # One assignment: a reader that does not take the lock sees either dict whole.
                 self._tools = synced
                 self._version += 1
-        return SyncReport(tuple(added), tuple(replaced), tuple(removed), tuple(unchanged))
+        return SyncReport(
+            added=tuple(added),
+            replaced=tuple(replaced),
+            removed=tuple(removed),
+            unchanged=tuple(unchanged),
+        )
 
     def get(self, tool_id: str) -> Tool | None:
         """The tool with this id, or None."""
