@@ -106,6 +106,16 @@ class TestBadInput:
             catalog.sync([make_tool("b"), make_tool("x", namespace="mail")], namespace="files")
         assert state(catalog) == before
 
+    def test_an_id_taken_in_another_namespace_changes_nothing(self) -> None:
+        catalog = Catalog([make_tool("x", namespace="mail").model_copy(update={"id": "x"})])
+        before = state(catalog)
+        with pytest.raises(DuplicateToolError, match="tool id 'x' is already taken by a tool of"):
+            catalog.sync(
+                [make_tool("x", namespace="files").model_copy(update={"id": "x"})],
+                namespace="files",
+            )
+        assert state(catalog) == before
+
     def test_an_unreadable_definition_changes_nothing(self) -> None:
         catalog = Catalog([make_tool("a")])
         before = state(catalog)

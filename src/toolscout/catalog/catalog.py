@@ -116,7 +116,8 @@ class Catalog:
                 of other namespaces stay as they are. `None` syncs the whole catalog.
 
         Raises:
-            DuplicateToolError: two of `tools` have the same id.
+            DuplicateToolError: two of `tools` have the same id, or one has the id of a tool
+                of another namespace.
             ToolDefinitionError: a tool of another namespace is in `tools`.
             The errors of `to_tools` for a definition it cannot read. In every case the
             catalog is left unchanged.
@@ -133,6 +134,13 @@ class Catalog:
                 raise DuplicateToolError(_duplicate_message(tool))
             by_id[tool.id] = tool
         with self._lock:
+            for tool_id in by_id:
+                other = self._tools.get(tool_id)
+                if other is not None and namespace is not None and other.namespace != namespace:
+                    raise DuplicateToolError(
+                        f"tool id {tool_id!r} is already taken by a tool of namespace "
+                        f"{other.namespace!r}; give one of them another id"
+                    )
             synced: dict[str, Tool] = {}
             added: list[str] = []
             replaced: list[str] = []
