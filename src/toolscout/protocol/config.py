@@ -59,7 +59,7 @@ class PreloadConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    enabled: bool = False
+    enabled: bool = True
     """Whether tools are preloaded (modes `load`, `auto_load` and `lazy`; never `proxy`,
     whose list never changes, nor native deferred loading)."""
     max_tools: int = Field(default=3, ge=1, le=MAX_RESULTS_LIMIT)
@@ -97,8 +97,8 @@ class ToolSearchConfig(BaseModel):
     """Seconds the store may take to load or save a thread's discoveries; slower counts as
     a failure, and reveals nothing."""
     preload: PreloadConfig = PreloadConfig()
-    """Preloading the best tools for the latest user message; off unless
-    `{"enabled": True}`."""
+    """Preloading the best tools for the latest user message; `{"enabled": False}` turns it
+    off."""
     require_discovery: bool = False
     """Refuse a call to a deferred tool that this conversation has not discovered yet (found
     by search, loaded, revealed), answering how to discover it. Off by default: a tool may
