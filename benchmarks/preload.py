@@ -88,7 +88,7 @@ def run_preload(
     *,
     sizes: Sequence[int] = SIZES,
     setups: Sequence[Setup] | None = None,
-    limit: int | None = 300,
+    limit: int | None = None,
 ) -> Table:
     """The table for `split`'s questions (at most `limit` per catalog, spread evenly)."""
     chosen = list(setups or (*BASELINES, *preloading_setups(DEFAULT_PRELOAD)))
@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.preload", description=__doc__)
     parser.add_argument("--split", choices=["dev", "test"], default="test")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--limit", type=int, default=300, help="questions per catalog")
+    parser.add_argument("--limit", type=int, help="questions per catalog (default: all)")
     parser.add_argument(
         "--tune", action="store_true", help="try the budgets of TUNING_GRID (use on dev)"
     )
