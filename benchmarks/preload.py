@@ -26,8 +26,7 @@ from benchmarks.report import Table
 from benchmarks.speed import scaled_tools
 from toolscout.catalog import Catalog, Tool
 from toolscout.catalog.tokens import count_tokens
-from toolscout.protocol import Mode, ToolCall, ToolSearch
-from toolscout.protocol.config import PreloadConfig
+from toolscout.protocol import Mode, PreloadConfig, ToolCall, ToolSearch
 from toolscout.protocol.stats import definition_tokens
 from toolscout.protocol.view import wire_name
 from toolscout.search import ToolIndex

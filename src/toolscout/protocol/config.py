@@ -132,7 +132,10 @@ def build_config(config: ToolSearchConfig | None, options: dict[str, Any]) -> To
 def _message(detail: Any) -> str:
     if detail["type"] == "extra_forbidden":
         location = detail["loc"]
-        nested = {"preload": PreloadConfig, "meta_tool_names": MetaToolNames}
+        nested: dict[str, type[BaseModel]] = {
+            "preload": PreloadConfig,
+            "meta_tool_names": MetaToolNames,
+        }
         model = nested.get(location[0], ToolSearchConfig) if len(location) > 1 else ToolSearchConfig
         return f"unknown option; the options are {', '.join(model.model_fields)}"
     return str(detail["msg"])
