@@ -25,6 +25,7 @@ from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
 from benchmarks.gateway import gateway_unavailable, run_gateway
 from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
+from benchmarks.preload import run_preload
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_rich, write_results
 from benchmarks.rewordings import run_rewordings
@@ -183,6 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     savings = run_tokens(data.tools, [100, 1_000] if args.quick else [100, 1_000, 10_000])
     tables.append(savings)
     console.print(to_rich(savings))
+    # Preloading defaults were tuned on dev (`python -m benchmarks.preload --split dev --tune`).
+    for split in splits:
+        preload = run_preload(data, split, limit=100 if args.quick else None)
+        tables.append(preload)
+        console.print(to_rich(preload))
     if not args.no_gateway:
         if (reason := gateway_unavailable()) is None:
             for table in run_gateway(data.tools, speed_queries, quick=args.quick):

@@ -146,6 +146,7 @@ def describe_validation_error(
     *,
     field_names: Mapping[str, str] | None = None,
     options: Iterable[str] | None = None,
+    nested_options: Mapping[str, Iterable[str]] | None = None,
     most: int | None = None,
 ) -> str:
     """Pydantic's validation error as one line: `field: what is wrong`, problems joined by `; `.
@@ -157,17 +158,32 @@ def describe_validation_error(
         field_names: What the user calls a field, where the model names it otherwise
             (`input_schema` is `parameters` in OpenAI's format).
         options: The fields the model takes, listed when one is unknown.
+        nested_options: The fields of a nested block, by the block's field name, listed when
+            one unknown is inside it.
         most: Say at most this many problems and how many more there are, for input that
             comes from elsewhere and may hold thousands.
     """
     details = error.errors(include_url=False)
     shown = details if most is None else details[:most]
     known = list(options) if options is not None else None
-    line = "; ".join(_describe(detail, field_names or {}, known) for detail in shown)
+    nested = {block: list(fields) for block, fields in (nested_options or {}).items()}
+    line = "; ".join(
+        _describe(detail, field_names or {}, _options_at(detail["loc"], known, nested))
+        for detail in shown
+    )
     if len(details) > len(shown):
         more = len(details) - len(shown)
         line += f" (and {more} more problem{'s' if more > 1 else ''})"
     return line
+
+
+def _options_at(
+    location: tuple[int | str, ...], known: list[str] | None, nested: dict[str, list[str]]
+) -> list[str] | None:
+    """The options of the block a field is in: a nested block's own, or the top level's."""
+    if len(location) > 1 and isinstance(location[0], str) and location[0] in nested:
+        return nested[location[0]]
+    return known
 
 
 def _describe(detail: ErrorDetails, field_names: Mapping[str, str], known: list[str] | None) -> str:

@@ -20,6 +20,7 @@ tool_search:
   always_available: [now, github__create_issue]
   meta_tool_names:
     search: find_tools
+  preload: {max_tools: 2, max_tokens: 800}
   store:
     kind: sqlite
     path: state/discovered.db
@@ -53,6 +54,8 @@ class TestValues:
         assert settings.meta_tool_names.search == "find_tools"
         assert settings.store.kind == "sqlite"
         assert settings.store.ttl == 60
+        assert settings.preload.enabled  # on unless turned off
+        assert (settings.preload.max_tools, settings.preload.max_tokens) == (2, 800)
 
     def test_a_relative_store_path_starts_at_the_files_folder(self, tmp_path: Path) -> None:
         config = load_config(write(tmp_path, GATEWAY_YAML))
@@ -84,6 +87,15 @@ class TestMistakes:
         text = GATEWAY_YAML.replace("max_results: 8", "max_results: 50")
         assert error_of(tmp_path, text) == (
             ":6:3: tool_search.max_results: must be at most 20 (got 50)"
+        )
+
+    def test_a_preload_budget_out_of_range_or_misspelled(self, tmp_path: Path) -> None:
+        text = "tool_search:\n  preload:\n    max_tools: 0\n    max_token: 500\n"
+        message = error_of(tmp_path, text)
+        assert message.startswith(":3:5: tool_search.preload.max_tools: must be at least 1 (got 0)")
+        assert message.endswith(
+            ":4:5: tool_search.preload.max_token: unknown key (did you mean max_tokens?); "
+            "the keys here are enabled, max_tools, max_tokens"
         )
 
     def test_an_unknown_key_suggests_the_right_one(self, tmp_path: Path) -> None:

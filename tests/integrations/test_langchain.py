@@ -69,6 +69,17 @@ class TestMiddleware:
             "Sunny in Paris for 2 day(s)",
         ]
 
+    def test_the_tool_for_the_question_is_preloaded(self) -> None:
+        model = ScriptedChatModel(
+            steps=[[("get_forecast", {"city": "Paris", "days": 2})], "Sunny."]
+        )
+        middleware = ToolScoutMiddleware(ToolSearchSettings(enabled=True))
+        agent = create_agent(model, tools=TOOLS, middleware=[middleware])
+        agent.invoke({"messages": [{"role": "user", "content": "Weather forecast in Paris?"}]})
+        assert model.tools_seen[0][:2] == ["search_tools", "load_tool"]
+        assert "get_forecast" in model.tools_seen[0]
+        assert model.returned("get_forecast") == ["Sunny in Paris for 2 day(s)"]
+
     def test_proxy_mode_runs_tools_through_call_tool(self) -> None:
         model = run_agent(
             [

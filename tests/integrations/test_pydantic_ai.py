@@ -101,12 +101,21 @@ class TestToolScoutCapability:
                 "Sunny.",
             ]
         )
-        result = agent_with(script).run_sync("Weather in Paris?")
+        no_preload = ToolSearchSettings(enabled=True, preload={"enabled": False})
+        result = agent_with(script, no_preload).run_sync("Weather in Paris?")
         assert result.output == "Sunny."
         found = json.loads(script.returned("search_tools")[0])["results"][0]["tools"]
         assert found[0]["name"] == "get_forecast" and "score" in found[0]
         assert script.tools[0] == ["search_tools", "load_tool"]
         assert script.tools[2] == ["search_tools", "load_tool", "get_forecast"]
+        assert script.returned("get_forecast") == ["Sunny in Paris for 2 day(s)"]
+
+    def test_the_tool_for_the_question_is_preloaded(self) -> None:
+        script = Script([[("get_forecast", {"city": "Paris", "days": 2})], "Sunny."])
+        result = agent_with(script).run_sync("Weather forecast in Paris?")
+        assert result.output == "Sunny."
+        assert script.tools[0][:2] == ["search_tools", "load_tool"]
+        assert "get_forecast" in script.tools[0]
         assert script.returned("get_forecast") == ["Sunny in Paris for 2 day(s)"]
 
     def test_proxy_mode_runs_tools_through_call_tool(self) -> None:

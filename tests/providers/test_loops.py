@@ -23,6 +23,9 @@ PROVIDERS = {
 }
 MODES = ("load", "auto_load", "proxy", "lazy")
 FORECAST = "Sunny in Paris for 2 day(s)"
+#: These conversations go through discovery: with nothing preloaded, the model must search
+#: (preloading has its own tests, tests/protocol/test_preload.py).
+NO_PRELOAD = {"enabled": False}
 
 
 def discover(mode: str, name: str, query: str) -> list[Intent]:
@@ -65,7 +68,7 @@ class TestProviderLoops:
     def test_search_load_call_answer(
         self, provider: str, mode: str, make_store: StoreMaker
     ) -> None:
-        search = ToolSearch(make_catalog(), mode=mode, store=make_store())
+        search = ToolSearch(make_catalog(), mode=mode, store=make_store(), preload=NO_PRELOAD)
         script = [
             *discover(mode, "get_forecast", "weather forecast"),
             ("call", "get_forecast", {"city": "Paris", "days": 2}),
@@ -83,10 +86,14 @@ class TestProviderLoops:
     def test_restart_keeps_discoveries(
         self, provider: str, mode: str, make_persistent_store: StoreMaker
     ) -> None:
-        first = ToolSearch(make_catalog(), mode=mode, store=make_persistent_store())
+        first = ToolSearch(
+            make_catalog(), mode=mode, store=make_persistent_store(), preload=NO_PRELOAD
+        )
         script = [*discover(mode, "get_forecast", "weather forecast"), ("say", "Found it.")]
         before = run(provider, FakeModel(provider, script, mode=mode), first, "t", start(provider))
-        restarted = ToolSearch(make_catalog(), mode=mode, store=make_persistent_store())
+        restarted = ToolSearch(
+            make_catalog(), mode=mode, store=make_persistent_store(), preload=NO_PRELOAD
+        )
         again = [("call", "get_forecast", {"city": "Paris", "days": 2}), ("say", "Sunny.")]
         messages = [*before.messages, *start(provider)]
         after = run(provider, FakeModel(provider, again, mode=mode), restarted, "t", messages)
@@ -137,7 +144,10 @@ class TestConversationState:
 
         clock = FakeClock()
         search = ToolSearch(
-            make_catalog(), store=InMemoryStore(ttl=60, clock=clock), require_discovery=True
+            make_catalog(),
+            store=InMemoryStore(ttl=60, clock=clock),
+            require_discovery=True,
+            preload=NO_PRELOAD,
         )
         script = [("load", ["get_forecast"]), ("say", "Loaded.")]
         first = run(
@@ -158,7 +168,9 @@ class TestConversationState:
 
     @pytest.mark.parametrize("provider", PROVIDERS)
     def test_trimmed_history_de_loads_with_context_store(self, provider: str) -> None:
-        search = ToolSearch(make_catalog(), mode="auto_load", require_discovery=True)
+        search = ToolSearch(
+            make_catalog(), mode="auto_load", require_discovery=True, preload=NO_PRELOAD
+        )
         script = [("search", ["weather forecast"]), ("say", "Found it.")]
         first = run(provider, FakeModel(provider, script), search, None, start(provider))
         trimmed = [first.messages[0], *first.messages[-1:]]
@@ -186,7 +198,9 @@ class TestConversationState:
         assert all("delete_all_files" not in json.dumps(r.get("tools")) for r in model.requests)
 
     def test_several_threads_at_once(self, make_store: StoreMaker) -> None:
-        search = ToolSearch(make_catalog(), mode="auto_load", store=make_store())
+        search = ToolSearch(
+            make_catalog(), mode="auto_load", store=make_store(), preload=NO_PRELOAD
+        )
 
         async def conversation(
             thread: str, query: str, name: str, arguments: dict[str, Any]

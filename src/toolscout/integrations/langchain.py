@@ -35,7 +35,7 @@ from toolscout.protocol.processor import ToolSearch
 
 with require_extra("langchain", feature="toolscout.integrations.langchain"):
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-    from langchain_core.messages import AIMessage, ToolMessage
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langchain_core.tools import BaseTool, StructuredTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.config import get_config
@@ -319,9 +319,12 @@ def _messages(request: ToolCallRequest) -> Sequence[Any]:
 
 
 def _history(messages: Sequence[Any]) -> list[dict[str, Any]]:
-    """The tool results, in the shape `ContextStore` reads."""
-    return [
-        {"role": "tool", "content": message.text}
-        for message in messages
-        if isinstance(message, ToolMessage)
-    ]
+    """The user messages (what preloading ranks) and the tool results (what `ContextStore`
+    reads), in OpenAI's chat shape."""
+    history = []
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            history.append({"role": "tool", "content": message.text})
+        elif isinstance(message, HumanMessage):
+            history.append({"role": "user", "content": message.text})
+    return history

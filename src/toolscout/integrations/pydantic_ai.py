@@ -46,7 +46,12 @@ with require_extra("pydantic-ai", feature="toolscout.integrations.pydantic_ai"):
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.capabilities import ToolSearch as PydanticToolSearch
     from pydantic_ai.exceptions import ModelRetry
-    from pydantic_ai.messages import ModelRequest, ToolReturnPart, post_compaction_window
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ToolReturnPart,
+        UserPromptPart,
+        post_compaction_window,
+    )
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
     from pydantic_core import SchemaValidator, core_schema
 
@@ -322,12 +327,15 @@ def _listed(definition: ToolDefinition, source: ToolsetTool[Any] | None) -> Pyda
 
 
 def _history(ctx: RunContext[Any]) -> list[dict[str, Any]]:
-    """The tool results of the history since the last compaction, in the shape
-    `ContextStore` reads: what meta-tools made available is in their text."""
-    results: list[dict[str, Any]] = []
+    """The user prompts (what preloading ranks) and tool results (what meta-tools made
+    available is in their text) of the history since the last compaction, in the shape
+    `ContextStore` reads."""
+    history: list[dict[str, Any]] = []
     for message in post_compaction_window(ctx.messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, ToolReturnPart) and isinstance(part.content, str):
-                    results.append({"role": "tool", "content": part.content})
-    return results
+                    history.append({"role": "tool", "content": part.content})
+                elif isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    history.append({"role": "user", "content": part.content})
+    return history

@@ -10,7 +10,7 @@ from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from toolscout.protocol.choices import Mode, ResultFormat
-    from toolscout.protocol.config import MetaToolNames, ToolSearchConfig
+    from toolscout.protocol.config import MetaToolNames, PreloadConfig, ToolSearchConfig
     from toolscout.protocol.context_store import ContextStore
     from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
     from toolscout.protocol.estimates import TokenEstimate, estimate_tokens
@@ -36,6 +36,7 @@ __all__ = [
     "MetaToolNames",
     "Mode",
     "Phase",
+    "PreloadConfig",
     "QueryAnswer",
     "ResultFormat",
     "SearchAnswer",
@@ -57,7 +58,7 @@ if not TYPE_CHECKING:
         __name__,
         {
             "toolscout.protocol.choices": ["Mode", "ResultFormat"],
-            "toolscout.protocol.config": ["MetaToolNames", "ToolSearchConfig"],
+            "toolscout.protocol.config": ["MetaToolNames", "PreloadConfig", "ToolSearchConfig"],
             "toolscout.protocol.context_store": ["ContextStore"],
             "toolscout.protocol.definitions": ["ToolCall", "ToolDefinition", "ToolResult"],
             "toolscout.protocol.policy": ["PHASES", "Phase", "ToolPolicy"],

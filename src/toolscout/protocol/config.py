@@ -52,6 +52,23 @@ class MetaToolNames(BaseModel):
         return self
 
 
+class PreloadConfig(BaseModel):
+    """Preloading: before each model call, the deferred tools that best serve the latest user
+    message are sent with it, so the model can call them without a search first. The model can
+    still search. See `toolscout.protocol.preload`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    """Whether tools are preloaded (modes `load`, `auto_load` and `lazy`; never `proxy`,
+    whose list never changes, nor native deferred loading)."""
+    max_tools: int = Field(default=3, ge=1, le=MAX_RESULTS_LIMIT)
+    """The most tools preloaded per turn (1–20)."""
+    max_tokens: int = Field(default=1500, ge=1, le=100_000)
+    """The most tokens the preloaded tools' definitions may add to a request, counted as
+    `ToolSearch.stats()` counts them; a tool that does not fit is skipped."""
+
+
 class ToolSearchConfig(BaseModel):
     """Everything `ToolSearch` can be told; the CLI, the gateway and the integrations read
     this same model."""
@@ -79,6 +96,9 @@ class ToolSearchConfig(BaseModel):
     store_timeout: float = Field(default=5.0, gt=0, le=300)
     """Seconds the store may take to load or save a thread's discoveries; slower counts as
     a failure, and reveals nothing."""
+    preload: PreloadConfig = PreloadConfig()
+    """Preloading the best tools for the latest user message; `{"enabled": False}` turns it
+    off."""
     require_discovery: bool = False
     """Refuse a call to a deferred tool that this conversation has not discovered yet (found
     by search, loaded, revealed), answering how to discover it. Off by default: a tool may
@@ -102,5 +122,12 @@ def build_config(config: ToolSearchConfig | None, options: dict[str, Any]) -> To
     try:
         return ToolSearchConfig.model_validate(data)
     except ValidationError as error:
-        problems = describe_validation_error(error, options=ToolSearchConfig.model_fields)
+        problems = describe_validation_error(
+            error,
+            options=ToolSearchConfig.model_fields,
+            nested_options={
+                "preload": PreloadConfig.model_fields,
+                "meta_tool_names": MetaToolNames.model_fields,
+            },
+        )
         raise ToolSearchConfigError(f"invalid tool search configuration: {problems}") from None

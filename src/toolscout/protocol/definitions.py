@@ -15,11 +15,13 @@ import pydantic_core
 from toolscout.catalog.tool import Tool
 from toolscout.safe_loading import parse_json
 
-DefinitionKind = Literal["pinned", "passthrough", "meta", "discovered", "deferred"]
+DefinitionKind = Literal["pinned", "passthrough", "meta", "discovered", "preloaded", "deferred"]
 """Why a tool is in the list: always sent (`pinned`, including tools that are not deferred),
 given by the caller outside the catalog (`passthrough`), added by tool search (`meta`),
-found in this conversation (`discovered`), or hidden until found (`deferred`, only in native
-deferred loading, where the provider keeps it out of the model's context)."""
+found in this conversation (`discovered`), sent for this turn because it best serves the
+latest user message (`preloaded`, see `toolscout.protocol.preload`), or hidden until found
+(`deferred`, only in native deferred loading, where the provider keeps it out of the
+model's context)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
-from toolscout.catalog.tool import Tool
 from toolscout.protocol import meta_tools, results
 from toolscout.protocol.config import Mode, ToolSearchConfig
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
@@ -35,8 +34,9 @@ class Listing:
     config: ToolSearchConfig
     view: CatalogView
     policy: PolicyCheck
-    discovered: Callable[[], Awaitable[list[Tool]]]
-    """The conversation's discovered tools that this request may see; asks the store."""
+    discovered: Callable[[], Awaitable[list[ToolDefinition]]]
+    """The conversation's discovered tools that this request may see, with this turn's
+    preloaded ones (`toolscout.protocol.preload`), in list order; asks the store."""
 
 
 class ModeStrategy:
@@ -78,8 +78,7 @@ class ModeStrategy:
 
     async def list_deferred(self, step: Listing) -> list[ToolDefinition]:
         """The part of a step's tool list after the pinned and caller's tools."""
-        discovered = [step.view.definition(tool, "discovered") for tool in await step.discovered()]
-        return [*self.meta_tools(step.config), *discovered]
+        return [*self.meta_tools(step.config), *await step.discovered()]
 
     def search_text(
         self, config: ToolSearchConfig, query_results: Sequence[results.QueryResult]
@@ -155,7 +154,8 @@ class AutoLoadMode(ModeStrategy):
 
 
 class ProxyMode(ModeStrategy):
-    """The list never changes: `search_tools` returns definitions, `call_tool` runs them."""
+    """The list never changes: `search_tools` returns definitions, `call_tool` runs them.
+    Nothing is preloaded, since that would change the list."""
 
     name = "proxy"
     activates = True
@@ -214,10 +214,9 @@ class LazyMode(ModeStrategy):
         return [meta_tools.lazy_tool(config, list(listed))]
 
     async def list_deferred(self, step: Listing) -> list[ToolDefinition]:
-        discovered = await step.discovered()
-        definitions = [step.view.definition(tool, "discovered") for tool in discovered]
+        definitions = await step.discovered()
         listed = await step.policy.allowed(step.view.deferred, "search")
-        known = {tool.id for tool in discovered}
+        known = {definition.tool_id for definition in definitions}
         if all(tool.id in known for tool in listed):
             return definitions  # everything found: the discovery tool retires
         shown = [step.view.definition(tool, "deferred") for tool in listed]
@@ -234,7 +233,8 @@ class LazyMode(ModeStrategy):
 class NativeMode(ModeStrategy):
     """The provider's deferred loading (Anthropic `defer_loading`, OpenAI Responses client
     `tool_search`): every deferred tool the filter allows is listed as deferred, and search
-    makes its hits callable at once."""
+    makes its hits callable at once. Nothing is preloaded: the list stays byte-identical,
+    and the provider's own search finds a tool within the same model call."""
 
     name = "native"
     activates = True

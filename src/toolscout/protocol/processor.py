@@ -36,6 +36,7 @@ from toolscout.protocol.handlers import REQUEST_CONTEXT as REQUEST_CONTEXT
 from toolscout.protocol.handlers import run_handler
 from toolscout.protocol.modes import Listing, ModeStrategy, mode_strategy
 from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy
+from toolscout.protocol.preload import latest_turn, preloaded_tools
 from toolscout.protocol.stats import StatsRecorder, ToolSearchStats
 from toolscout.protocol.view import CatalogView, catalog_view, check_clashes, is_pinned
 from toolscout.search import ToolIndex
@@ -138,14 +139,14 @@ class ToolSearch:
         ]
         definitions += passthrough
         if view.deferred:
+            strategy = mode_strategy(self.config.mode, native=native)
 
-            async def discovered() -> list[Tool]:
-                return await self._discoveries.allowed(view, policy, thread, messages)
+            async def discovered() -> list[ToolDefinition]:
+                tools = await self._discoveries.allowed(view, policy, thread, messages)
+                return await self._with_preloaded(tools, messages, strategy, view, policy)
 
             listing = Listing(self.config, view, policy, discovered)
-            definitions += await mode_strategy(self.config.mode, native=native).list_deferred(
-                listing
-            )
+            definitions += await strategy.list_deferred(listing)
         self._stats.record_request(definitions, passthrough)
         return definitions
 
@@ -202,6 +203,45 @@ class ToolSearch:
         """`aexecute` for sync code; sync handlers run in the calling thread."""
         step = self._step(call, thread_id, request_context, messages, native, inline_sync=True)
         return _run_sync(self._execute(call, step))
+
+    async def _with_preloaded(
+        self,
+        discovered: list[Tool],
+        messages: Sequence[Any],
+        strategy: ModeStrategy,
+        view: CatalogView,
+        policy: PolicyCheck,
+    ) -> list[ToolDefinition]:
+        """The discovered tools as listed, with the tools preloaded for the latest user
+        message after those discovered before it (`toolscout.protocol.preload`)."""
+        before, preloaded = await self._preloaded(discovered, messages, strategy, view, policy)
+        listed = {tool.id for tool in [*before, *preloaded]}
+        return [
+            *(view.definition(tool, "discovered") for tool in before),
+            *(view.definition(tool, "preloaded") for tool in preloaded),
+            *(view.definition(tool, "discovered") for tool in discovered if tool.id not in listed),
+        ]
+
+    async def _preloaded(
+        self,
+        discovered: list[Tool],
+        messages: Sequence[Any],
+        strategy: ModeStrategy,
+        view: CatalogView,
+        policy: PolicyCheck,
+    ) -> tuple[list[Tool], list[Tool]]:
+        """The tools discovered before the latest turn, and the tools preloaded for it."""
+        turn = latest_turn(messages) if self.config.preload.enabled else None
+        if turn is None:
+            return discovered, []
+        during = turn.discovered_during()
+        before = [
+            tool
+            for tool in discovered
+            if tool.id not in during and view.wire_name(tool) not in during
+        ]
+        scope = self._scope(strategy, view, policy, before)
+        return before, await preloaded_tools(scope, view, turn.text, self.config.preload)
 
     # -- asking without a step -------------------------------------------------------------
 
@@ -502,7 +542,11 @@ class ToolSearch:
             if tool.id not in known:
                 if not await policy.allows(tool, "search"):
                     tool = None  # a tool the filter hides is unknown, not "not loaded"
-                elif self.config.require_discovery and await policy.allows(tool, "load"):
+                elif (
+                    self.config.require_discovery
+                    and await policy.allows(tool, "load")
+                    and not await self._is_preloaded(tool, step)
+                ):
                     how = step.mode.how_to_discover(self.config, name)
                     return self._error(call, f"Tool {name!r} is not loaded yet: {how}.")
         elif tool is not None and not await policy.allows(tool, "active"):
@@ -529,6 +573,17 @@ class ToolSearch:
         if outcome.error is not None:
             return self._error(call, outcome.error)
         return ToolResult(call.id, call.name, result_text(outcome.value), value=outcome.value)
+
+    async def _is_preloaded(self, tool: Tool, step: _Step) -> bool:
+        """Whether `tool` is in the step's list as a tool preloaded for this turn (so it
+        may be called even when `require_discovery` asks for a discovery first)."""
+        if not step.mode.lists_discovered:
+            return False
+        discovered = await self._discoveries.allowed(step.view, step.policy, *step.state)
+        _, preloaded = await self._preloaded(
+            discovered, step.messages, step.mode, step.view, step.policy
+        )
+        return any(entry.id == tool.id for entry in preloaded)
 
     async def _did_you_mean(self, name: str, step: _Step) -> str:
         view, policy = step.view, step.policy
