@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING
 from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from toolscout.protocol.activation import (
+        CONTEXT_WINDOWS,
+        Activation,
+        AutoActivation,
+        Enabled,
+        context_window_of,
+    )
     from toolscout.protocol.choices import Mode, ResultFormat
     from toolscout.protocol.config import MetaToolNames, ToolSearchConfig
     from toolscout.protocol.context_store import ContextStore
@@ -27,9 +34,13 @@ if TYPE_CHECKING:
     from toolscout.protocol.view import is_pinned
 
 __all__ = [
+    "CONTEXT_WINDOWS",
     "PHASES",
     "REQUEST_CONTEXT",
+    "Activation",
+    "AutoActivation",
     "ContextStore",
+    "Enabled",
     "FoundTool",
     "LeftOutReason",
     "LeftOutTool",
@@ -47,6 +58,7 @@ __all__ = [
     "ToolSearch",
     "ToolSearchConfig",
     "ToolSearchStats",
+    "context_window_of",
     "estimate_tokens",
     "is_pinned",
 ]
@@ -56,6 +68,13 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "toolscout.protocol.activation": [
+                "CONTEXT_WINDOWS",
+                "Activation",
+                "AutoActivation",
+                "Enabled",
+                "context_window_of",
+            ],
             "toolscout.protocol.choices": ["Mode", "ResultFormat"],
             "toolscout.protocol.config": ["MetaToolNames", "ToolSearchConfig"],
             "toolscout.protocol.context_store": ["ContextStore"],
