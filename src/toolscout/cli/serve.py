@@ -68,6 +68,7 @@ def serve(
         from toolscout.config import load_config
         from toolscout.gateway import GatewayConfig
         from toolscout.gateway import serve as run_gateway
+        from toolscout.gateway.gateway import ACTIVATION_LOGGER
     except ImportError as error:
         if isinstance(error, ToolScoutError):
             raise
@@ -83,6 +84,8 @@ def serve(
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if verbose:
         logging.getLogger("toolscout").setLevel(logging.INFO)
+    # Whether tool search is on is logged even when quiet: one line at start, one per flip.
+    logging.getLogger(ACTIVATION_LOGGER).setLevel(logging.INFO)
     console = Console(file=_JsonLines(), stderr=True) if log_format == "json" else None
     try:
         anyio.run(

@@ -313,7 +313,15 @@ def _mcp_result(result: ToolResult) -> types.CallToolResult:
 def _instructions(gateway: Gateway) -> str:
     names = gateway.config.tool_search.meta_tool_names
     servers = ", ".join(upstream.namespace for upstream in gateway.upstreams.values())
-    if not gateway.config.tool_search.enabled:
+    if gateway.config.tool_search.enabled == "auto":
+        # Search turns on and off with the catalog, and the instructions are given once.
+        return (
+            f"This server gives access to the tools of these MCP servers: {servers}; tool "
+            f"names are prefixed with their server's name (server__tool). When "
+            f"{names.search} is listed, most tools are not: find them with it, describing "
+            f"what you need in a few words, then run them as its result says."
+        )
+    if not gateway.search_on:
         return f"Tools of these MCP servers, each prefixed with its server's name: {servers}."
     return (
         f"This server gives access to the tools of these MCP servers: {servers}. Most of them "
