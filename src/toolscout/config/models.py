@@ -180,6 +180,19 @@ class ToolSearchSettings(ToolSearchConfig):
             share=self.auto_share, model=model or self.model, context_window=self.context_window
         )
 
+    def refuse_auto(self, host: str) -> None:
+        """For a host that does not decide `enabled: auto` (it needs the model and the
+        catalog at hand): raise rather than read `auto` as on.
+
+        Raises:
+            ToolSearchConfigError: `enabled` is `auto`.
+        """
+        if self.enabled == "auto":
+            raise ToolSearchConfigError(
+                f"tool_search.enabled: auto is decided by the gateway, `toolscout tokens` and "
+                f"the dashboard; {host} does not decide it yet: set enabled to true or false"
+            )
+
     @property
     def always_available(self) -> tuple[str, ...]:
         """The tools always sent, as the file names them (ids or names): the config file's
