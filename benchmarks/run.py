@@ -62,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
     parser.add_argument("--sizes", type=_sizes, help="catalog sizes for the speed table")
     parser.add_argument(
+        "--queries",
+        type=int,
+        help="at most this many BFCL queries (and irrelevance queries) per split, spread over "
+        "the files (default: all; --quick: 150)",
+    )
+    parser.add_argument(
         "--output",
         type=Path,
         help="where the markdown goes: into the results section of a page that marks one, "
@@ -121,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     quality_engines = sorted(
         [*engines, *semantic], key=lambda engine: not engine.label.startswith("toolscout")
     )
-    limit = 150 if args.quick else None
+    limit = args.queries or (150 if args.quick else None)
     mcp_dev = None if args.no_mcp_tasks else load_mcp_dev()
     if semantic:
         remember_peer_queries(

@@ -9,6 +9,7 @@ import contextlib
 import importlib
 import importlib.util
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ PACKAGES = [
     "toolscout.config",
     "toolscout.protocol",
     "toolscout.search",
+    "toolscout.search.embedders",
 ]
 #: What the command line's help and `import toolscout` never need.
 HEAVY = ["numpy", "pydantic", "jsonschema", "yaml", "tiktoken", "re2", "Stemmer", "scipy"]
@@ -63,6 +65,19 @@ class TestLazyPackages:
         from toolscout.search.index import ToolIndex as defined
 
         assert ToolIndex is defined
+
+    def test_embedders_are_public_from_their_package_and_implemented_in_private_modules(
+        self,
+    ) -> None:
+        import toolscout.search
+        import toolscout.search.embedders
+
+        for name in ("CallableEmbedder", "Embedder", "LocalEmbedder", "OpenAIEmbedder"):
+            assert getattr(toolscout.search, name) is getattr(toolscout.search.embedders, name)
+        modules = [
+            found.name for found in pkgutil.iter_modules(toolscout.search.embedders.__path__)
+        ]
+        assert sorted(modules) == ["_callable", "_http", "_local", "_protocol"]
 
     def test_submodules_still_import_from_their_package(self) -> None:
         from toolscout.protocol import meta_tools

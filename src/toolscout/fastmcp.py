@@ -29,20 +29,15 @@ import threading
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-try:
+from toolscout.errors import ToolScoutError, require_extra
+
+with require_extra("mcp", feature="toolscout.fastmcp"):
     from fastmcp.server.context import Context
     from fastmcp.server.transforms.search.base import BaseSearchTransform, SearchResultSerializer
     from fastmcp.tools.base import Tool as FastMCPTool
-except ImportError as error:  # pragma: no cover - the extra is installed in development
-    from toolscout.errors import MissingExtraError
-
-    raise MissingExtraError(
-        "toolscout.fastmcp needs FastMCP: pip install 'toolscout[mcp]'"
-    ) from error
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolScoutError
 from toolscout.search import BM25Options, EngineName, ToolIndex
 
 __all__ = ["ToolScoutSearchTransform"]
@@ -135,26 +130,27 @@ class ToolScoutSearchTransform(BaseSearchTransform):
         many, so tools removed from the server do not pile up.
         """
         with self._lock:
-            added: list[Tool] = []
+            fresh: dict[str, tuple[FastMCPTool, Tool]] = {}
             for name, tool in visible.items():
                 known = self._indexed.get(name)
                 if known is tool or (known is not None and _same_text(known, tool)):
                     continue
                 converted = _as_toolscout(tool)
-                if converted is None:
-                    continue
-                if known is None:
-                    added.append(converted)
-                else:
-                    self._catalog.replace(converted)
-                self._indexed[name] = tool
-            if added:
-                self._catalog.add(added)
-            if len(self._indexed) > 2 * max(len(visible), 16):
-                stale = [name for name in self._indexed if name not in visible]
-                self._catalog.remove(*stale)
-                for name in stale:
-                    del self._indexed[name]
+                if converted is not None:
+                    fresh[name] = (tool, converted)
+            limit = 2 * max(len(visible), 16)
+            if not fresh and len(self._indexed) <= limit:
+                return
+            indexed = self._indexed | {name: tool for name, (tool, _) in fresh.items()}
+            stale = (
+                [name for name in indexed if name not in visible] if len(indexed) > limit else []
+            )
+            wanted = {tool.name: tool for tool in self._catalog}
+            wanted |= {name: converted for name, (_, converted) in fresh.items()}
+            for name in stale:
+                del indexed[name], wanted[name]
+            self._catalog.sync(list(wanted.values()))
+            self._indexed = indexed
 
 
 def _same_text(old: FastMCPTool, new: FastMCPTool) -> bool:

@@ -178,6 +178,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     tests)."""
     report = tmp_path / "latest.md"
     command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
+    command += ["--queries", "20"]  # the peers take seconds for each query set
     result = subprocess.run(
         [
             sys.executable,

@@ -14,7 +14,7 @@ from toolscout.config import ConfigError
 from toolscout.gateway import UpstreamSettings
 from toolscout.gateway.auth import check_exposure, is_loopback, load_tokens
 from toolscout.gateway.config import AuthSettings
-from toolscout.gateway.tools import offered_tools, sync_namespace
+from toolscout.gateway.tools import offered_tools
 
 
 def definition(name: str, description: str = "", **schema: Any) -> types.Tool:
@@ -85,7 +85,7 @@ class TestOfferedTools:
         assert offered[0].definition is tool
 
 
-class TestSyncNamespace:
+class TestNamespaceSync:
     def tools(self, *definitions: types.Tool) -> list[Any]:
         offered, _ = offered_tools(
             definitions,
@@ -100,31 +100,36 @@ class TestSyncNamespace:
     def test_only_what_differs_is_added_changed_or_removed(self) -> None:
         catalog = Catalog([{"name": "other", "description": "Another namespace's tool."}])
         first = self.tools(definition("a"), definition("b"), definition("c"))
-        report = sync_namespace(catalog, "ns", first)
+        report = catalog.sync(first, namespace="ns")
         assert report.added == ("ns__a", "ns__b", "ns__c")
         kept_a, kept_b = catalog["ns__a"], catalog["ns__b"]
         version = catalog.version
 
         second = self.tools(definition("a"), definition("b", "Changed."), definition("d"))
-        report = sync_namespace(catalog, "ns", second)
-        assert (report.added, report.changed, report.removed, report.unchanged) == (
+        report = catalog.sync(second, namespace="ns")
+        assert (report.added, report.replaced, report.removed, report.unchanged) == (
             ("ns__d",),
             ("ns__b",),
             ("ns__c",),
-            1,
+            ("ns__a",),
         )
         assert catalog["ns__a"] is kept_a
         assert catalog["ns__b"] is not kept_b
         assert catalog["ns__b"].description == "Changed."
         assert [tool.id for tool in catalog] == ["other", "ns__a", "ns__b", "ns__d"]
-        assert catalog.version == version + 3
+        assert catalog.version == version + 1  # one step, however many changes
 
     def test_the_same_tools_again_change_nothing(self) -> None:
         catalog = Catalog()
-        sync_namespace(catalog, "ns", self.tools(definition("a"), definition("b")))
+        catalog.sync(self.tools(definition("a"), definition("b")), namespace="ns")
         version = catalog.version
-        report = sync_namespace(catalog, "ns", self.tools(definition("a"), definition("b")))
-        assert (report.added, report.changed, report.removed, report.unchanged) == ((), (), (), 2)
+        report = catalog.sync(self.tools(definition("a"), definition("b")), namespace="ns")
+        assert (report.added, report.replaced, report.removed, report.unchanged) == (
+            (),
+            (),
+            (),
+            ("ns__a", "ns__b"),
+        )
         assert catalog.version == version
 
 

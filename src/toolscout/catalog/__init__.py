@@ -6,7 +6,7 @@ from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from toolscout.catalog.callables import tool_from_callable
-    from toolscout.catalog.catalog import Catalog
+    from toolscout.catalog.catalog import Catalog, SyncReport
     from toolscout.catalog.export import (
         ExportFormat,
         NameBy,
@@ -29,6 +29,7 @@ __all__ = [
     "ExportFormat",
     "LintIssue",
     "NameBy",
+    "SyncReport",
     "Tool",
     "catalog_tokens",
     "count_tokens",
@@ -51,7 +52,7 @@ if not TYPE_CHECKING:
         __name__,
         {
             "toolscout.catalog.callables": ["tool_from_callable"],
-            "toolscout.catalog.catalog": ["Catalog"],
+            "toolscout.catalog.catalog": ["Catalog", "SyncReport"],
             "toolscout.catalog.export": [
                 "ExportFormat",
                 "NameBy",

@@ -4,12 +4,27 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolscout.catalog.ingest import to_tools
 from toolscout.catalog.tool import Tool
-from toolscout.errors import DuplicateToolError, UnknownToolError
+from toolscout.errors import DuplicateToolError, ToolDefinitionError, UnknownToolError
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one `Catalog.sync` changed, as tool ids in catalog order."""
+
+    added: tuple[str, ...] = ()
+    """Tools that were not in the catalog (or the namespace) and now are, at the end."""
+    replaced: tuple[str, ...] = ()
+    """Tools whose definition (or handler) differed; each keeps its position."""
+    removed: tuple[str, ...] = ()
+    """Tools that were in the catalog (or the namespace) and are not in the wanted list."""
+    unchanged: tuple[str, ...] = ()
+    """Tools equal to the ones already there; the catalog keeps its own objects."""
 
 
 class Catalog:
@@ -36,7 +51,7 @@ class Catalog:
 
     @property
     def version(self) -> int:
-        """A counter bumped by every add, remove or replace."""
+        """A counter bumped by every add, remove, replace or sync that changes something."""
         return self._version
 
     def add(self, tools: Iterable[Any] | Any, *, namespace: str | None = None) -> list[Tool]:
@@ -85,6 +100,78 @@ class Catalog:
             self._tools[new_tool.id] = new_tool
             self._version += 1
         return new_tool
+
+    def sync(self, tools: Iterable[Any] | Any, *, namespace: str | None = None) -> SyncReport:
+        """Make the catalog (or one namespace of it) hold exactly `tools`, in one step.
+
+        A tool equal to the one already there (every field, the handler included) is left
+        alone, so nothing about it is re-indexed; a different one replaces it in place; the
+        new ones go at the end, in the given order; the others leave. All of it happens
+        under one lock with one version bump, so a search running meanwhile sees the catalog
+        as it was or as it is now, never half of each. Nothing changes when nothing differs.
+
+        Args:
+            tools: What `add` accepts.
+            namespace: Sync only this namespace: tools without a namespace get it, and tools
+                of other namespaces stay as they are. `None` syncs the whole catalog.
+
+        Raises:
+            DuplicateToolError: two of `tools` have the same id, or one has the id of a tool
+                of another namespace.
+            ToolDefinitionError: a tool of another namespace is in `tools`, or (as from
+                `to_tools`) a definition cannot be read.
+
+        In every case of error the catalog is left unchanged.
+        """
+        wanted = to_tools(tools, namespace=namespace)
+        by_id: dict[str, Tool] = {}
+        for tool in wanted:
+            if namespace is not None and tool.namespace != namespace:
+                raise ToolDefinitionError(
+                    f"tool {tool.id!r} is in namespace {tool.namespace!r}, not {namespace!r}: "
+                    f"syncing namespace {namespace!r} takes only its own tools"
+                )
+            if tool.id in by_id:
+                raise DuplicateToolError(_duplicate_message(tool))
+            by_id[tool.id] = tool
+        with self._lock:
+            for tool_id in by_id:
+                other = self._tools.get(tool_id)
+                if other is not None and namespace is not None and other.namespace != namespace:
+                    raise DuplicateToolError(
+                        f"tool id {tool_id!r} is already taken by a tool of namespace "
+                        f"{other.namespace!r}; give one of them another id"
+                    )
+            synced: dict[str, Tool] = {}
+            added: list[str] = []
+            replaced: list[str] = []
+            removed: list[str] = []
+            unchanged: list[str] = []
+            for tool_id, current in self._tools.items():
+                if namespace is not None and current.namespace != namespace:
+                    synced[tool_id] = current
+                elif (new := by_id.get(tool_id)) is None:
+                    removed.append(tool_id)
+                elif new is current or new == current:
+                    synced[tool_id] = current
+                    unchanged.append(tool_id)
+                else:
+                    synced[tool_id] = new
+                    replaced.append(tool_id)
+            for tool_id, tool in by_id.items():
+                if tool_id not in self._tools:
+                    synced[tool_id] = tool
+                    added.append(tool_id)
+            if added or replaced or removed:
+                # One assignment: a reader that does not take the lock sees either dict whole.
+                self._tools = synced
+                self._version += 1
+        return SyncReport(
+            added=tuple(added),
+            replaced=tuple(replaced),
+            removed=tuple(removed),
+            unchanged=tuple(unchanged),
+        )
 
     def get(self, tool_id: str) -> Tool | None:
         """The tool with this id, or None."""

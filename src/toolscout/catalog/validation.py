@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolDefinitionError
+from toolscout.errors import ToolDefinitionError, describe_validation_error
 
 
 def build_tool(
@@ -31,19 +30,5 @@ def build_tool(
     except ValidationError as error:
         name = fields.get("name")
         who = f"tool {name!r}" if isinstance(name, str) and name else label
-        problems = "; ".join(_describe(detail, field_names or {}) for detail in error.errors())
+        problems = describe_validation_error(error, field_names=field_names)
         raise ToolDefinitionError(f"{who}: {problems}") from None
-
-
-def _describe(detail: ErrorDetails, field_names: Mapping[str, str]) -> str:
-    field = ".".join(str(part) for part in detail["loc"])
-    field = field_names.get(field, field)
-    if detail["type"] == "missing":
-        return f"{field} is missing"
-    if detail["type"] == "extra_forbidden":
-        return f"unknown field {field!r}"
-    if detail["type"] == "value_error":
-        # Tool's own validators word their messages to follow the field name ("must be ...").
-        message = str(detail.get("ctx", {}).get("error", detail["msg"]))
-        return f"{field} {message}" if field else message
-    return f"{field}: {detail['msg']}" if field else detail["msg"]

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from toolscout.errors import ToolScoutError
+from toolscout.errors import require_extra
 
 LogFormat = Literal["text", "json"]
 
@@ -61,7 +61,7 @@ def serve(
     """Serve many MCP servers as one, showing the model only tool search and pinned tools."""
     if port is not None and not 0 <= port <= 65535:
         raise typer.BadParameter(f"must be from 0 to 65535, got {port}", param_hint="--port")
-    try:
+    with require_extra("mcp", feature="toolscout serve"):
         import anyio
         from rich.console import Console
 
@@ -69,13 +69,6 @@ def serve(
         from toolscout.gateway import GatewayConfig
         from toolscout.gateway import serve as run_gateway
         from toolscout.gateway.gateway import ACTIVATION_LOGGER
-    except ImportError as error:
-        if isinstance(error, ToolScoutError):
-            raise
-        raise ToolScoutError(
-            f"the gateway cannot start ({error}); install the mcp extra: "
-            "pip install 'toolscout[mcp]'"
-        ) from None
     settings = load_config(config, GatewayConfig)
     handler = _StderrHandler()
     handler.setFormatter(

@@ -26,9 +26,9 @@ import hmac
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from toolscout.errors import ConfigError, DashboardError, missing_extra
+from toolscout.errors import ConfigError, DashboardError, require_extra
 
-try:
+with require_extra("dashboard", feature="toolscout.dashboard"):
     import anyio.to_thread
     from pydantic import BaseModel
     from starlette.applications import Starlette
@@ -37,8 +37,6 @@ try:
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
     from starlette.types import ASGIApp, Receive, Scope, Send
-except ImportError as error:
-    raise missing_extra("toolscout.dashboard", "starlette", "dashboard") from error
 
 from toolscout.dashboard.dashboard import Dashboard
 from toolscout.serving import LoopbackOnly, is_loopback

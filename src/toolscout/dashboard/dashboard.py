@@ -36,7 +36,12 @@ from toolscout.dashboard.views import (
     TokensView,
     ToolRow,
 )
-from toolscout.errors import DashboardError, ToolScoutError, ToolSearchConfigError
+from toolscout.errors import (
+    DashboardError,
+    ToolScoutError,
+    ToolSearchConfigError,
+    describe_validation_error,
+)
 from toolscout.protocol import (
     FoundTool,
     LeftOutTool,
@@ -157,7 +162,7 @@ class Dashboard:
             try:
                 self._settings = type(current).model_validate(data)
             except ValidationError as error:
-                raise DashboardError(_validation_message(error)) from None
+                raise DashboardError(describe_validation_error(error)) from None
         return self.state()
 
     def set_pinned(self, tool_id: str, pinned: bool) -> StateView:
@@ -480,14 +485,6 @@ def _settings_view(settings: ToolSearchSettings) -> SettingsView:
         result_format=settings.result_format,
         always_available=list(settings.always_available),
     )
-
-
-def _validation_message(error: ValidationError) -> str:
-    problems = []
-    for detail in error.errors():
-        field = ".".join(str(part) for part in detail["loc"])
-        problems.append(f"{field}: {detail['msg']}")
-    return "; ".join(problems)
 
 
 def _summary(description: str) -> str:

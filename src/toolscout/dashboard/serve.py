@@ -14,13 +14,11 @@ from rich.console import Console
 
 from toolscout.dashboard.app import check_exposure, dashboard_app
 from toolscout.dashboard.dashboard import Dashboard
-from toolscout.errors import missing_extra
+from toolscout.errors import require_extra
 from toolscout.serving import listen, url_host
 
-try:
+with require_extra("dashboard", feature="toolscout.dashboard"):
     import uvicorn
-except ImportError as error:
-    raise missing_extra("toolscout.dashboard", "uvicorn", "dashboard") from error
 
 DEFAULT_PORT = 8770
 

@@ -15,14 +15,13 @@ anyio.run(serve, config)
 ```
 """
 
-try:
-    import mcp  # noqa: F401 - imported first so that a missing extra is one clear line
-except ImportError as error:  # pragma: no cover - the extra is installed in development
-    from toolscout.errors import MissingExtraError
+from toolscout.errors import require_extra
 
-    raise MissingExtraError(
-        "the MCP gateway needs the mcp extra: pip install 'toolscout[mcp]'"
-    ) from error
+with require_extra("mcp", feature="the MCP gateway"):
+    # Imported first, so that a missing extra is one clear line.
+    import mcp  # noqa: F401
+    import prometheus_client  # noqa: F401
+    import watchfiles  # noqa: F401
 
 from toolscout.gateway.config import (
     AuthSettings,

@@ -25,7 +25,7 @@ from toolscout.gateway.itself import marker_for_children, runs_this_gateway
 from toolscout.gateway.metrics import GatewayMetrics
 from toolscout.gateway.passthrough import Passthrough
 from toolscout.gateway.relay import Relay
-from toolscout.gateway.tools import offered_tools, sync_namespace
+from toolscout.gateway.tools import offered_tools
 from toolscout.gateway.upstream import StatusCallback, Upstream
 from toolscout.protocol.activation import Activation, AutoActivation
 from toolscout.protocol.policy import ToolPolicy
@@ -80,19 +80,21 @@ class Relayed:
         return f"[upstream {kind}: {count} content block{'' if count == 1 else 's'}]"
 
 
+@dataclass(frozen=True)
 class _Relay:
-    """The handler of one upstream tool in the catalog."""
+    """The handler of one upstream tool in the catalog. Two relays to the same tool of the
+    same upstream are equal, so a new listing that leaves a tool as it was leaves its catalog
+    entry alone (`Catalog.sync` compares handlers too)."""
 
-    def __init__(self, upstream: Upstream, name: str, relay: Relay) -> None:
-        self._upstream = upstream
-        self._name = name
-        self._relay = relay
+    upstream: Upstream
+    name: str
+    relay: Relay
 
     async def __call__(self, /, **arguments: Any) -> Relayed:
         request = REQUEST_CONTEXT.get()
         progress = request.report_progress if isinstance(request, GatewayRequest) else None
-        with self._relay.on_behalf(self._upstream):
-            result = await self._upstream.call(self._name, arguments, progress=progress)
+        with self.relay.on_behalf(self.upstream):
+            result = await self.upstream.call(self.name, arguments, progress=progress)
         return Relayed(result)
 
 
@@ -332,7 +334,7 @@ class Gateway:
             scope.cancel()
             await stopped.wait()
         self._listed.pop(name, None)
-        report = sync_namespace(self.catalog, upstream.namespace, [])
+        report = self.catalog.sync([], namespace=upstream.namespace)
         for tool_id in report.removed:
             self._definitions.pop(tool_id, None)
         await self._follow_activation()
@@ -365,24 +367,24 @@ class Gateway:
         for problem in [*problems, *skipped]:
             logger.warning("upstream %r: %s", upstream.name, problem)
         before = self._visible()
-        report = sync_namespace(self.catalog, namespace, [entry.tool for entry in offered])
+        report = self.catalog.sync([entry.tool for entry in offered], namespace=namespace)
         for tool_id in report.removed:
             self._definitions.pop(tool_id, None)
         self._definitions.update({entry.tool.id: entry.definition for entry in offered})
-        if report.added or report.changed or report.removed:
+        if report.added or report.replaced or report.removed:
             logger.info(
                 "upstream %r: %d tools added, %d changed, %d removed, %d unchanged",
                 upstream.name,
                 len(report.added),
-                len(report.changed),
+                len(report.replaced),
                 len(report.removed),
-                report.unchanged,
+                len(report.unchanged),
             )
         await self._follow_activation()
         if notify and self._visible() != before:
             for listener in self._listeners:
                 await listener()
-        return report.tools
+        return len(offered)
 
     def _read_enabled(self) -> Activation | None:
         """Set whether search is on from `tool_search.enabled` (and with `auto`, from its

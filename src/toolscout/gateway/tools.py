@@ -1,24 +1,24 @@
 """An upstream's tools as catalog tools, and the catalog kept in step with each upstream.
 
 Each upstream owns one namespace of the catalog. When its tool list changes (at connection,
-reconnection or `notifications/tools/list_changed`), only the tools that differ are added,
-replaced or removed, so the index re-analyses only those.
+reconnection or `notifications/tools/list_changed`), the gateway brings that namespace up to
+the new list with `Catalog.sync`, which touches only the tools that differ, so the index
+re-analyses only those.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 from pydantic import ValidationError
 
-from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
-from toolscout.errors import ToolScoutError
+from toolscout.errors import ToolScoutError, describe_validation_error
 from toolscout.gateway.config import UpstreamSettings
 
 logger = logging.getLogger("toolscout.gateway")
@@ -29,23 +29,6 @@ ALWAYS_LOAD = "anthropic/alwaysLoad"
 search (Claude Code's convention): the gateway pins such a tool."""
 #: Characters of an upstream's tool name that messages quote.
 _SHOWN_LENGTH = 64
-
-
-@dataclass(frozen=True)
-class SyncReport:
-    """What one update of an upstream's namespace changed in the catalog."""
-
-    added: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    unchanged: int = 0
-    skipped: tuple[str, ...] = field(default=())
-    """One sentence per tool the upstream listed that the gateway cannot offer."""
-
-    @property
-    def tools(self) -> int:
-        """Tools of the namespace after the update."""
-        return len(self.added) + len(self.changed) + self.unchanged
 
 
 @dataclass(frozen=True)
@@ -124,44 +107,6 @@ def shown(name: str, limit: int = _SHOWN_LENGTH) -> str:
     return f"{name[:limit]!r}… ({len(name):,} characters)"
 
 
-def sync_namespace(catalog: Catalog, namespace: str, tools: Sequence[Tool]) -> SyncReport:
-    """Make the catalog's `namespace` hold exactly `tools`, touching only what differs.
-
-    A tool whose definition is unchanged keeps its catalog object, so nothing about it is
-    re-indexed; a changed one is replaced in place.
-    """
-    current = {tool.id: tool for tool in catalog if tool.namespace == namespace}
-    wanted = {tool.id: tool for tool in tools}
-    removed = [tool_id for tool_id in current if tool_id not in wanted]
-    added = [tool for tool_id, tool in wanted.items() if tool_id not in current]
-    changed = [
-        tool
-        for tool_id, tool in wanted.items()
-        if tool_id in current and not _same(current[tool_id], tool)
-    ]
-    if removed:
-        catalog.remove(*removed)
-    for tool in changed:
-        catalog.replace(tool)
-    if added:
-        catalog.add(added)
-    return SyncReport(
-        added=tuple(tool.id for tool in added),
-        changed=tuple(tool.id for tool in changed),
-        removed=tuple(removed),
-        unchanged=len(wanted) - len(added) - len(changed),
-    )
-
-
-def _same(old: Tool, new: Tool) -> bool:
-    return (
-        old.fingerprint == new.fingerprint
-        and old.metadata == new.metadata
-        and old.pinned == new.pinned
-        and old.deferred == new.deferred
-    )
-
-
 def _metadata(definition: types.Tool) -> dict[str, Any]:
     """The MCP keys beyond name, description and input schema, under their wire names, as
     `toolscout.catalog` keeps them."""
@@ -173,8 +118,5 @@ def _metadata(definition: types.Tool) -> dict[str, Any]:
 
 def _reason(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        detail = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in detail["loc"])
-        message = str(detail["msg"]).removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
+        return describe_validation_error(error, most=1)
     return str(error).strip() or type(error).__name__

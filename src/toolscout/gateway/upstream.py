@@ -48,6 +48,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import toolscout
+from toolscout.errors import describe_validation_error
 from toolscout.gateway.config import DEFAULT_MAX_RESULT_SIZE, RestartSettings, UpstreamSettings
 from toolscout.gateway.itself import is_refusal
 from toolscout.gateway.modern import (
@@ -663,7 +664,7 @@ class Upstream:
             raise MCPError(
                 types.INTERNAL_ERROR,
                 f"The server {self.name!r} answered for {what} with a malformed result "
-                f"({_reason_of(error)}).",
+                f"({describe_validation_error(error, most=1)}).",
             ) from None
 
     async def subscribe(self, uri: str) -> None:
@@ -1012,12 +1013,6 @@ def _or_input_required(
 ) -> TypeAdapter[_ResultT | types.InputRequiredResult]:
     """Reads a result of that type, or `input_required` (the 2026-07-28 revision)."""
     return TypeAdapter(cast(Any, result_type | types.InputRequiredResult))
-
-
-def _reason_of(error: ValidationError) -> str:
-    detail = error.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in detail["loc"])
-    return f"{where}: {detail['msg']}" if where else str(detail["msg"])
 
 
 class _ThisGateway(Exception):

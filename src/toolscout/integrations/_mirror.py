@@ -34,27 +34,13 @@ class CatalogMirror(Generic[FrameworkTool]):
         self._lock = threading.Lock()
 
     def update(self, tools: Sequence[FrameworkTool]) -> None:
-        """Make the catalog hold exactly `tools`: remove the ones gone, replace the ones whose
-        definition changed, add the new ones at the end."""
+        """Make the catalog hold exactly `tools`, in one step (`Catalog.sync`)."""
         with self._lock:
             converted: dict[Hashable, Tool] = {}
             for tool in tools:
                 key = self._key(tool)
                 converted[key] = self._converted.get(key) or self._convert(tool)
             self._converted = converted
-            _mirror(self.catalog, list(converted.values()))
-
-
-def _mirror(catalog: Catalog, tools: Sequence[Tool]) -> None:
-    current = {tool.id: tool for tool in catalog}
-    wanted = {tool.id: tool for tool in tools}
-    gone = [tool_id for tool_id in current if tool_id not in wanted]
-    if gone:
-        catalog.remove(*gone)
-    for tool_id, tool in wanted.items():
-        old = current.get(tool_id)
-        if old is not None and old is not tool:
-            catalog.replace(tool)
-    new = [tool for tool_id, tool in wanted.items() if tool_id not in current]
-    if new:
-        catalog.add(new)
+            # Two framework tools of one name: the last wins, as in the framework's own lookups.
+            by_id = {tool.id: tool for tool in converted.values()}
+            self.catalog.sync(list(by_id.values()))

@@ -27,13 +27,13 @@ from typing import Any
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.errors import missing_extra
+from toolscout.errors import require_extra
 from toolscout.integrations._mirror import CatalogMirror
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.protocol.processor import ToolSearch
 
-try:
+with require_extra("langchain", feature="toolscout.integrations.langchain"):
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
     from langchain_core.messages import AIMessage, ToolMessage
     from langchain_core.tools import BaseTool, StructuredTool
@@ -41,8 +41,6 @@ try:
     from langgraph.config import get_config
     from langgraph.prebuilt.tool_node import ToolCallRequest
     from langgraph.types import Command
-except ImportError as error:  # pragma: no cover - exercised without the extra
-    raise missing_extra("toolscout.integrations.langchain", "langchain", "langchain") from error
 
 __all__ = ["ToolScoutMiddleware", "catalog_from_tools"]
 

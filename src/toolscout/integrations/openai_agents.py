@@ -39,21 +39,17 @@ from typing import Any
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.errors import missing_extra
+from toolscout.errors import require_extra
 from toolscout.protocol.definitions import ToolCall, ToolDefinition
 from toolscout.protocol.modes import mode_strategy
 from toolscout.protocol.policy import Phase, PolicyCheck, ToolPolicy
 
-try:
+with require_extra("openai-agents", feature="toolscout.integrations.openai_agents"):
     from agents import FunctionTool, RunContextWrapper, function_tool
     from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
     from agents.models.interface import Model
     from agents.models.multi_provider import MultiProvider
     from agents.tool_context import ToolContext
-except ImportError as error:  # pragma: no cover - exercised without the extra
-    raise missing_extra(
-        "toolscout.integrations.openai_agents", "the OpenAI Agents SDK", "openai-agents"
-    ) from error
 
 __all__ = ["ToolScout", "ToolScoutModel"]
 

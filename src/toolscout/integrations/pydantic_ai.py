@@ -30,7 +30,7 @@ from typing import Any
 
 from toolscout.catalog.tool import Tool
 from toolscout.config.models import ToolSearchSettings
-from toolscout.errors import missing_extra
+from toolscout.errors import require_extra
 from toolscout.integrations._mirror import CatalogMirror
 from toolscout.protocol import meta_tools
 from toolscout.protocol.context_store import ContextStore
@@ -39,7 +39,7 @@ from toolscout.protocol.modes import NATIVE
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.protocol.processor import ToolSearch
 
-try:
+with require_extra("pydantic-ai", feature="toolscout.integrations.pydantic_ai"):
     from pydantic import ValidationError
     from pydantic_ai import RunContext
     from pydantic_ai import ToolDefinition as PydanticToolDefinition
@@ -49,10 +49,6 @@ try:
     from pydantic_ai.messages import ModelRequest, ToolReturnPart, post_compaction_window
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
     from pydantic_core import SchemaValidator, core_schema
-except ImportError as error:  # pragma: no cover - exercised without the extra
-    raise missing_extra(
-        "toolscout.integrations.pydantic_ai", "pydantic-ai", "pydantic-ai"
-    ) from error
 
 __all__ = ["ToolScout", "ToolScoutStrategy", "ToolScoutToolset", "tool_search_capability"]
 

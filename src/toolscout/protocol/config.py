@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from toolscout.errors import ToolSearchConfigError
+from toolscout.errors import ToolSearchConfigError, describe_validation_error
 
 # Re-exported: the models' modules have always imported them from here.
 from toolscout.protocol.choices import MAX_RESULTS_LIMIT as MAX_RESULTS_LIMIT
@@ -102,14 +102,5 @@ def build_config(config: ToolSearchConfig | None, options: dict[str, Any]) -> To
     try:
         return ToolSearchConfig.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in detail['loc'])}: {_message(detail)}"
-            for detail in error.errors()
-        )
+        problems = describe_validation_error(error, options=ToolSearchConfig.model_fields)
         raise ToolSearchConfigError(f"invalid tool search configuration: {problems}") from None
-
-
-def _message(detail: Any) -> str:
-    if detail["type"] == "extra_forbidden":
-        return f"unknown option; the options are {', '.join(ToolSearchConfig.model_fields)}"
-    return str(detail["msg"])

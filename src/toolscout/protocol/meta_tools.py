@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from toolscout.errors import describe_validation_error
 from toolscout.protocol.config import ToolSearchConfig
 from toolscout.protocol.definitions import ToolDefinition
 from toolscout.protocol.results import purpose
@@ -91,10 +92,7 @@ def read_arguments(
     try:
         return model.model_validate(arguments), None
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in detail['loc']) or 'arguments'}: {detail['msg']}"
-            for detail in error.errors()
-        )
+        problems = describe_validation_error(error)
         return None, f"Invalid arguments for {tool}: {problems}. Call it like this: {example}"
 
 

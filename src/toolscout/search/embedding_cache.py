@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from toolscout.search.embedders import require_extra
+from toolscout.errors import require_extra
 
 #: The cache file's name in the user cache directory.
 CACHE_FILE_NAME = "embeddings.sqlite3"
@@ -42,7 +42,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors (model, text_hash);
 def default_cache_path() -> Path:
     """`embeddings.sqlite3` in the user cache directory (platformdirs): for example
     `~/.cache/toolscout/` on Linux, `~/Library/Caches/toolscout/` on macOS."""
-    require_extra("platformdirs", feature="the embedding cache")
+    require_extra("semantic", "platformdirs", feature="the embedding cache")
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("toolscout", appauthor=False)) / CACHE_FILE_NAME

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from toolscout.errors import MissingExtraError, StateStoreError, StoreUnavailableError
+from toolscout.errors import StateStoreError, StoreUnavailableError, require_extra
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StoreStats, ThreadStore
 
 if TYPE_CHECKING:
@@ -121,12 +121,8 @@ class RedisStore(ThreadStore):
             raise StateStoreError(f"key_prefix must be a non-empty string, got {key_prefix!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
             raise StateStoreError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        try:
+        with require_extra("redis", feature="RedisStore"):
             import redis
-        except ImportError as error:
-            raise MissingExtraError(
-                "RedisStore needs the redis package: pip install 'toolscout[redis]'"
-            ) from error
         self.key_prefix = key_prefix
         self.timeout = float(timeout)
         self._where = _without_password(url)
