@@ -96,6 +96,15 @@ class TestDecision:
         catalog.remove(*(tool.id for tool in make_tools(20, "late")))
         assert not rule.decide(catalog).on
 
+    def test_the_count_follows_each_tool_s_changes(self) -> None:
+        catalog = Catalog(make_tools(5))
+        rule = AutoActivation(context_window=1_000_000)
+        assert rule.decide(catalog).tool_tokens == catalog_tokens(catalog)
+        longer = make_tools(1)[0].model_copy(update={"description": "Does much more. " * 30})
+        catalog.replace(longer)
+        catalog.add(make_tools(3, "more"))
+        assert rule.decide(catalog).tool_tokens == catalog_tokens(catalog)
+
     @pytest.mark.parametrize("model", [None, "my-finetune"])
     def test_no_window_is_an_error_that_says_what_to_set(self, model: str | None) -> None:
         with pytest.raises(ToolSearchConfigError, match="context_window"):

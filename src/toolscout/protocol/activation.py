@@ -12,6 +12,7 @@ that fits the catalog as it is now.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -162,6 +163,7 @@ class AutoActivation:
         self.context_window = window
         self.window_source = source
         self._decided: tuple[int, Activation] | None = None
+        self._tool_tokens: dict[tuple[str, str, str], int] = {}
 
     def decide(self, catalog: Catalog) -> Activation:
         """The decision for `catalog` as it is now; counted again only when its version
@@ -174,10 +176,23 @@ class AutoActivation:
         return activation
 
     def decide_for(self, tools: Iterable[Tool]) -> Activation:
-        """The decision for `tools`."""
-        from toolscout.catalog.tokens import catalog_tokens
+        """The decision for `tools`: their tokens as `catalog_tokens` counts them, each
+        tool counted once and remembered while it is unchanged, so that a gateway deciding
+        again after one server's listing counts only that server's new tools."""
+        from toolscout.catalog.tokens import tool_tokens
 
-        return self.decide_tokens(catalog_tokens(tools, "openai_chat"))
+        counted: dict[tuple[str, str, str], int] = {}
+        for tool in tools:
+            # Everything an export reads: the id, the searchable text and schema, metadata.
+            key = (
+                tool.id,
+                tool.fingerprint,
+                json.dumps(tool.metadata, sort_keys=True, default=str),
+            )
+            known = self._tool_tokens.get(key)
+            counted[key] = tool_tokens(tool, "openai_chat") if known is None else known
+        self._tool_tokens = counted
+        return self.decide_tokens(sum(counted.values()))
 
     def decide_tokens(self, tokens: int) -> Activation:
         """The decision for tools whose definitions take `tokens` together."""
