@@ -5,6 +5,7 @@ subprocess over HTTP in front of real test servers."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -26,7 +27,8 @@ from tests.gateway.conftest import (
 )
 from toolscout.catalog import Tool
 from toolscout.catalog.tokens import catalog_tokens
-from toolscout.gateway import GatewayConfig
+from toolscout.gateway import Gateway, GatewayConfig, GatewayServer
+from toolscout.gateway.gateway import ACTIVATION_LOGGER
 
 
 def tools_file(folder: Path, name: str, count: int) -> Path:
@@ -118,6 +120,40 @@ class TestAutoActivation:
             assert "late__task_7" in found
         finally:
             gateway.stop()
+
+    def test_search_turns_off_when_a_server_leaves_and_sessions_are_told(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        small = tools_file(tmp_path, "small", 3)
+        big = tools_file(tmp_path, "big", 40)
+        window = 6 * tokens_of(small, "small")
+        servers = {"small": server("catalog", str(small)), "big": server("catalog", str(big))}
+        settings = {"enabled": "auto", "auto_share": 0.25, "context_window": window}
+        config = GatewayConfig.model_validate({"servers": servers, "tool_search": settings})
+        gateway = Gateway(config)
+        front = GatewayServer(gateway, "stdio")
+
+        async def scenario() -> tuple[list[str], list[str]]:
+            async with gateway.running():
+                await gateway.settled()
+                async with Client(front.server) as client:
+                    before = await listed_names(client)
+                    async with client.listen(tools_list_changed=True) as events:
+                        await gateway.reconfigure(
+                            GatewayConfig.model_validate(
+                                {"servers": {"small": servers["small"]}, "tool_search": settings}
+                            )
+                        )
+                        await events.__anext__()
+                    return before, await listed_names(client)
+
+        with caplog.at_level(logging.INFO, ACTIVATION_LOGGER):
+            before, after = run(scenario)
+        assert before == ["search_tools", "call_tool"]
+        assert after == ["small__task_0", "small__task_1", "small__task_2"]
+        activation = gateway.activation()
+        assert activation is not None and not activation.on and not gateway.search_on
+        assert caplog.messages[-1].endswith("every tool is now listed, without search")
 
     def test_without_a_model_or_window_the_gateway_does_not_start(self, tmp_path: Path) -> None:
         config = write_config(tmp_path, {"notes": server("notes")}, tool_search={"enabled": "auto"})
