@@ -16,7 +16,9 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+
+from pydantic import ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from toolscout.errors import ToolSearchConfigError
 
@@ -25,7 +27,16 @@ if TYPE_CHECKING:
     from toolscout.catalog.catalog import Catalog
     from toolscout.catalog.tool import Tool
 
-Enabled: TypeAlias = bool | Literal["auto"]
+
+def _on_off_or_auto(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    # One message for the union: pydantic would report its two members' errors apart.
+    try:
+        return handler(value)
+    except ValidationError:
+        raise ValueError(f"must be true, false or auto (got {value!r})") from None
+
+
+Enabled: TypeAlias = Annotated[bool | Literal["auto"], WrapValidator(_on_off_or_auto)]
 """Whether hosts put tool search in the loop: always, never, or `auto` (`AutoActivation`)."""
 
 DEFAULT_AUTO_SHARE = 0.1
