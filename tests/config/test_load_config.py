@@ -129,8 +129,8 @@ class TestMistakes:
         assert "; ".join(caught.value.problems) == str(caught.value)
         assert error_of(tmp_path, text).split("; ") == [
             ":2:3: tool_search.threshold: must be at most 1.0 (got 2)",
-            f"{tmp_path / 'gateway.yaml'}:3:3: tool_search.enabled: must be true or false "
-            "(got 'maybe')",
+            f"{tmp_path / 'gateway.yaml'}:3:3: tool_search.enabled: must be true, false or "
+            "auto (got 'maybe')",
             f"{tmp_path / 'gateway.yaml'}:4:27: tool_search.always_available[1]: must be text "
             "(got a list)",
         ]

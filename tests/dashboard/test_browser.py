@@ -10,7 +10,7 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from .conftest import DashboardProcess
+from .conftest import CATALOG_FILE, DashboardProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without these, Chromium reaches for Google's servers at start, which this machine refuses.
@@ -227,3 +227,17 @@ def test_saving_beside_a_host_s_file_or_into_it(browser: Browser, tmp_path: Path
     assert host.read_text() == original.replace(
         '"mcpServers": {}\n', '"mcpServers": {},\n  "tool_search": {\n    "enabled": false\n  }\n'
     )
+
+
+def test_auto_shows_its_decision_and_figures(browser: Browser, tmp_path: Path) -> None:
+    config = tmp_path / "toolscout.yaml"
+    config.write_text("tool_search:\n  enabled: auto\n  context_window: 1000\n")
+    process = DashboardProcess(str(CATALOG_FILE), "--config", str(config))
+    try:
+        page = open_page(browser, process.url)
+        expect(page.locator("#enabled-label")).to_have_text("auto")
+        expect(page.locator("#activation")).to_contain_text("tool search auto: on:")
+        expect(page.locator("#activation")).to_contain_text("1,000-token context window")
+        page.close()
+    finally:
+        process.stop()

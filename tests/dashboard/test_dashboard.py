@@ -197,6 +197,40 @@ class TestTokens:
         assert dashboard.tokens().first_request > before
 
 
+class TestAutoActivation:
+    def test_above_the_share_search_is_on_and_the_figures_are_shown(self, tmp_path: Path) -> None:
+        view = make_dashboard(tmp_path, enabled="auto", context_window=1_000).tokens()
+        assert view.enabled and view.first_request < view.whole_catalog
+        assert view.activation == (
+            f"tool search auto: on: {view.whole_catalog:,} tool tokens > 100 "
+            "(10% of the 1,000-token context window)"
+        )
+
+    def test_below_the_share_every_tool_is_sent(self, tmp_path: Path) -> None:
+        view = make_dashboard(tmp_path, enabled="auto", model="gemini-2.5-pro").tokens()
+        assert not view.enabled and view.first_request == view.whole_catalog
+        assert view.activation is not None
+        assert view.activation.startswith("tool search auto: off:")
+        assert "gemini-2.5-pro's 1,048,576-token context window" in view.activation
+
+    def test_without_a_window_it_says_so_and_searches(self, tmp_path: Path) -> None:
+        view = make_dashboard(tmp_path, enabled="auto").tokens()
+        assert view.enabled and view.activation is not None
+        assert "no decision, so it is on" in view.activation and "context_window" in view.activation
+
+    def test_it_follows_the_catalog(self, tmp_path: Path) -> None:
+        dashboard = make_dashboard(tmp_path, enabled="auto", context_window=10_000)
+        assert not dashboard.tokens().enabled
+        dashboard.catalog.add(
+            [{"name": f"bulk_{n}", "description": "A tool among many, " * 20} for n in range(40)]
+        )
+        assert dashboard.tokens().enabled
+
+    def test_the_settings_say_auto(self, tmp_path: Path) -> None:
+        dashboard = make_dashboard(tmp_path, enabled="auto", model="gpt-4o")
+        assert dashboard.state().settings.enabled == "auto"
+
+
 class TestRetrievalCheck:
     LINES = "weather in Paris => get_current_weather\nsend an email to Bob => send_email\n"
 

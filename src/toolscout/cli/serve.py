@@ -68,6 +68,7 @@ def serve(
         from toolscout.config import load_config
         from toolscout.gateway import GatewayConfig
         from toolscout.gateway import serve as run_gateway
+        from toolscout.gateway.gateway import ACTIVATION_LOGGER
     settings = load_config(config, GatewayConfig)
     handler = _StderrHandler()
     handler.setFormatter(
@@ -76,6 +77,8 @@ def serve(
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if verbose:
         logging.getLogger("toolscout").setLevel(logging.INFO)
+    # Whether tool search is on is logged even when quiet: one line at start, one per flip.
+    logging.getLogger(ACTIVATION_LOGGER).setLevel(logging.INFO)
     console = Console(file=_JsonLines(), stderr=True) if log_format == "json" else None
     try:
         anyio.run(

@@ -40,15 +40,54 @@ def tokens(
             show_default=False,
         ),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="The model the tools go to: shows what enabled: auto decides for its "
+            "context window (default: the config file's model).",
+            show_default=False,
+        ),
+    ] = None,
+    context_window: Annotated[
+        int | None,
+        typer.Option(
+            "--context-window",
+            min=1,
+            help="The model's context window in tokens, for a model toolscout does not know "
+            "(default: the config file's context_window).",
+            show_default=False,
+        ),
+    ] = None,
+    auto_share: Annotated[
+        float | None,
+        typer.Option(
+            "--auto-share",
+            help="enabled: auto turns search on above this share of the context window "
+            "(default: the config file's auto_share, or 0.1).",
+            show_default=False,
+        ),
+    ] = None,
     config: ConfigOption = None,
 ) -> None:
     """Tokens of tools per request with tool search, against sending every tool (o200k_base).
 
     With --config, the file's mode, result format and max_results are the defaults, so the
-    table shows what that configuration saves."""
-    from toolscout.protocol import estimate_tokens  # not needed for `--help`
+    table shows what that configuration saves. With enabled: auto in the file, or --model
+    or --context-window, a last line says whether auto turns tool search on, and why."""
+    from toolscout.protocol import AutoActivation, estimate_tokens  # not needed for `--help`
 
     settings = tool_search_settings(config)
+    if auto_share is not None and not 0 < auto_share <= 1:
+        raise typer.BadParameter(
+            f"must be above 0 and at most 1, got {auto_share}", param_hint="--auto-share"
+        )
+    activation = None
+    if settings.enabled == "auto" or model is not None or context_window is not None:
+        activation = AutoActivation(
+            share=settings.auto_share if auto_share is None else auto_share,
+            model=model or settings.model,
+            context_window=context_window or settings.context_window,
+        )
     if config is not None:
         mode = mode or settings.mode
         result_format = result_format or settings.result_format
@@ -88,3 +127,14 @@ def tokens(
             style="dim",
         )
     )
+    if activation is not None:
+        decision = activation.decide_for(tools)
+        console.print(Text(decision.summary()))
+        if settings.enabled != "auto":
+            console.print(
+                Text(
+                    f"(the settings say enabled: {str(settings.enabled).lower()}; this is "
+                    "what enabled: auto would decide)",
+                    style="dim",
+                )
+            )

@@ -20,6 +20,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from toolscout.config.variables import (
@@ -29,6 +30,13 @@ from toolscout.config.variables import (
     path_in_config,
 )
 from toolscout.errors import ToolSearchConfigError
+from toolscout.protocol.activation import (
+    DEFAULT_AUTO_SHARE,
+    AutoActivation,
+    Enabled,
+    context_window_of,
+    unknown_window_message,
+)
 from toolscout.protocol.config import ToolSearchConfig, build_config
 from toolscout.state.base import DEFAULT_TTL, AnonymousPolicy, StateStore
 
@@ -126,9 +134,19 @@ class ToolSearchSettings(ToolSearchConfig):
     tool ids or, when only one tool has it, tool names.
     """
 
-    enabled: bool = False
+    enabled: Enabled = False
     """Whether hosts (the gateway, an integration) put tool search in the loop; off, they
-    send every tool. `build()` builds the processor either way."""
+    send every tool. `auto` turns it on only when the tools' tokens exceed `auto_share` of
+    the model's context window (`activation`). `build()` builds the processor either way."""
+    auto_share: float = Field(default=DEFAULT_AUTO_SHARE, gt=0, le=1)
+    """With `enabled: auto`: search is on when every tool's definition together takes more
+    than this share of the model's context window (0.1: a tenth)."""
+    model: str | None = None
+    """The model the tools are sent to, for its context window (`enabled: auto`); a host
+    that knows the model of each request may pass it instead."""
+    context_window: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens, for a model toolscout does not know; it wins
+    over the known size of `model`."""
     pinned: tuple[str, ...] = Field(default=(), alias="always_available")
     """Ids or names of catalog tools always sent, besides the tools marked `pinned`."""
     store: StoreSettings = StoreSettings()
@@ -139,6 +157,41 @@ class ToolSearchSettings(ToolSearchConfig):
         # A file reads best when it says first whether tool search is on at all.
         data: dict[str, Any] = handler(self)
         return {key: data[key] for key in sorted(data, key=lambda key: key != "enabled")}
+
+    @model_validator(mode="after")
+    def _known_model(self) -> ToolSearchSettings:
+        model = self.model
+        if model is not None and not model.strip():
+            raise ValueError("model is empty: name the model, or leave model out")
+        if model is not None and self.context_window is None and context_window_of(model) is None:
+            raise ValueError(f"model: {unknown_window_message(model)}")
+        return self
+
+    def auto_activation(self, model: str | None = None) -> AutoActivation:
+        """The `enabled: auto` rule of these settings: `auto_share` of the context window
+        of `model` (the model a request goes to, when the host knows it) or of the
+        configured `model`; `context_window` wins over both.
+
+        Raises:
+            ToolSearchConfigError: no context window: neither `context_window` nor a model
+                whose window is known.
+        """
+        return AutoActivation(
+            share=self.auto_share, model=model or self.model, context_window=self.context_window
+        )
+
+    def refuse_auto(self, host: str) -> None:
+        """For a host that does not decide `enabled: auto` (it needs the model and the
+        catalog at hand): raise rather than read `auto` as on.
+
+        Raises:
+            ToolSearchConfigError: `enabled` is `auto`.
+        """
+        if self.enabled == "auto":
+            raise ToolSearchConfigError(
+                f"tool_search.enabled: auto is decided by the gateway, `toolscout tokens` and "
+                f"the dashboard; {host} does not decide it yet: set enabled to true or false"
+            )
 
     @property
     def always_available(self) -> tuple[str, ...]:

@@ -36,7 +36,12 @@ from toolscout.dashboard.views import (
     TokensView,
     ToolRow,
 )
-from toolscout.errors import DashboardError, ToolScoutError, describe_validation_error
+from toolscout.errors import (
+    DashboardError,
+    ToolScoutError,
+    ToolSearchConfigError,
+    describe_validation_error,
+)
 from toolscout.protocol import (
     FoundTool,
     LeftOutTool,
@@ -265,7 +270,17 @@ class Dashboard:
                 self._estimates.clear()
             self._estimates[key] = view
         live = self.gateway_attachment.live_tokens() if self.gateway_attachment else None
-        if not settings.enabled:
+        activation = None
+        on = settings.enabled is True
+        if settings.enabled == "auto":
+            try:
+                decision = settings.auto_activation().decide_tokens(view.whole_catalog)
+            except ToolSearchConfigError as error:
+                activation = f"tool search auto: no decision, so it is on: {error}"
+                on = True
+            else:
+                activation, on = decision.summary(), decision.on
+        if not on:
             # Off, every tool goes with every request.
             everything = view.whole_catalog
             return view.model_copy(
@@ -275,9 +290,10 @@ class Dashboard:
                     "after_discovery": everything,
                     "saving": 0.0,
                     "live": live,
+                    "activation": activation,
                 }
             )
-        return view.model_copy(update={"live": live})
+        return view.model_copy(update={"live": live, "activation": activation})
 
     # -- retrieval check --------------------------------------------------------------------
 

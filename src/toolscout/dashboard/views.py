@@ -16,7 +16,7 @@ Span = tuple[int, int]
 class SettingsView(BaseModel):
     """The `tool_search` settings the page edits, as they are now."""
 
-    enabled: bool
+    enabled: bool | Literal["auto"]
     engine: EngineName
     mode: Mode
     max_results: int
@@ -109,6 +109,7 @@ class TokensView(BaseModel):
     """Tool tokens per request, whole catalog against tool search, for the current settings."""
 
     enabled: bool
+    """Whether tool search is on: the setting, or with `enabled: auto` its decision."""
     mode: Mode
     max_results: int
     whole_catalog: int
@@ -121,6 +122,9 @@ class TokensView(BaseModel):
     """The share saved per request (0–1); 0 when tool search is off."""
     live: LiveTokens | None = None
     """What the attached gateway has actually sent so far."""
+    activation: str | None = None
+    """With `enabled: auto`: the decision and its figures in a sentence (tool tokens,
+    context window, share, threshold, on or off), or why there is none."""
 
 
 class LiveTokens(BaseModel):

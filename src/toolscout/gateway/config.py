@@ -53,6 +53,7 @@ from toolscout.config.variables import (
     expand_variables,
     path_in_config,
 )
+from toolscout.protocol.activation import Enabled
 from toolscout.protocol.config import Mode
 
 #: 16 MiB: a few large images, far more text than a model reads.
@@ -358,14 +359,27 @@ class GatewayToolSearchSettings(ToolSearchSettings):
     """`tool_search:` for the gateway: on, in `proxy` mode, with the in-memory store, unless
     the file says otherwise."""
 
-    enabled: bool = True
-    """Off, the gateway lists every upstream tool: a plain aggregator."""
+    enabled: Enabled = True
+    """Off, the gateway lists every upstream tool: a plain aggregator. `auto` searches only
+    when the upstream tools' tokens exceed `auto_share` of the context window of `model`
+    (or `context_window`), decided again whenever the tools change."""
     mode: Mode = "proxy"
     """`proxy` keeps the tool list fixed: `search_tools` and `call_tool` (and pinned tools).
     The other modes change each session's list as tools are discovered, which clients learn
     from `notifications/tools/list_changed`."""
     store: GatewayStoreSettings = GatewayStoreSettings()
     """Where each session's discovered tools are kept."""
+
+    @model_validator(mode="after")
+    def _auto_knows_the_window(self) -> GatewayToolSearchSettings:
+        # MCP's clientInfo names the client, never the model: the file must say it.
+        if self.enabled == "auto" and self.model is None and self.context_window is None:
+            raise ValueError(
+                "enabled auto needs the model's context window, and MCP clients do not say "
+                "which model they use: set tool_search.model (such as gpt-4o or "
+                "claude-sonnet-4-5) or tool_search.context_window (in tokens)"
+            )
+        return self
 
 
 class GatewayConfig(ToolScoutConfig):

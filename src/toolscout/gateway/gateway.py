@@ -27,11 +27,15 @@ from toolscout.gateway.passthrough import Passthrough
 from toolscout.gateway.relay import Relay
 from toolscout.gateway.tools import offered_tools
 from toolscout.gateway.upstream import StatusCallback, Upstream
+from toolscout.protocol.activation import Activation, AutoActivation
 from toolscout.protocol.policy import ToolPolicy
 from toolscout.protocol.processor import REQUEST_CONTEXT, ToolSearch
 from toolscout.state.base import StateStore
 
 logger = logging.getLogger("toolscout.gateway")
+ACTIVATION_LOGGER = "toolscout.gateway.activation"
+"""Where `enabled: auto` decisions are logged: at start, and whenever search turns on or off."""
+_activation_logger = logging.getLogger(ACTIVATION_LOGGER)
 
 
 @dataclass(frozen=True)
@@ -129,9 +133,16 @@ class Gateway:
         self.config_path = config_path
         self.catalog = Catalog()
         self.search = _tool_search(self.catalog, config, filter=filter)
-        if not config.tool_search.enabled:
+        if config.tool_search.enabled is False:
             logger.warning(
                 "tool search is off (tool_search.enabled: false): every upstream tool is listed"
+            )
+        self._auto: AutoActivation | None = None
+        self._search_on = False
+        activation = self._read_enabled()
+        if activation is not None:
+            _activation_logger.info(
+                "%s; decided again whenever the tools change", activation.summary()
             )
         self.metrics = GatewayMetrics(self)
         self._always = frozenset(config.tool_search.always_available)
@@ -201,6 +212,11 @@ class Gateway:
             changes.append("tool_search settings applied")
         self.config = config
         self._always = frozenset(config.tool_search.always_available)
+        if search is not None:
+            was_on = self._search_on
+            activation = self._read_enabled()
+            if activation is not None and activation.on != was_on:
+                _activation_logger.info("%s: %s", activation.summary(), _FLIPPED[activation.on])
         for name, settings in wanted.items():
             if name not in self.upstreams:
                 if name not in running:
@@ -214,6 +230,17 @@ class Gateway:
             for listener in self._listeners:
                 await listener()
         return changes
+
+    @property
+    def search_on(self) -> bool:
+        """Whether tool search is on now: `tool_search.enabled`, or with `auto` the decision
+        for the catalog as it is (`activation`)."""
+        return self._search_on
+
+    def activation(self) -> Activation | None:
+        """The `enabled: auto` decision for the catalog as it is now, with its figures;
+        None unless `tool_search.enabled` is `auto`."""
+        return self._auto.decide(self.catalog) if self._auto is not None else None
 
     async def settled(self) -> None:
         """Wait until every upstream has connected or failed once, at most
@@ -310,6 +337,7 @@ class Gateway:
         report = self.catalog.sync([], namespace=upstream.namespace)
         for tool_id in report.removed:
             self._definitions.pop(tool_id, None)
+        await self._follow_activation()
         await self.passthrough.stopped(upstream, removed=removed)
 
     async def _on_tools(
@@ -334,7 +362,7 @@ class Gateway:
             settings=upstream.settings,
             pinned=frozenset(pinned),
             handler=lambda name: _Relay(upstream, name, self.passthrough.relay),
-            deferred=self.config.tool_search.enabled,
+            deferred=self._search_on,
         )
         for problem in [*problems, *skipped]:
             logger.warning("upstream %r: %s", upstream.name, problem)
@@ -352,10 +380,31 @@ class Gateway:
                 len(report.removed),
                 len(report.unchanged),
             )
+        await self._follow_activation()
         if notify and self._visible() != before:
             for listener in self._listeners:
                 await listener()
         return len(offered)
+
+    def _read_enabled(self) -> Activation | None:
+        """Set whether search is on from `tool_search.enabled` (and with `auto`, from its
+        decision for the catalog as it is); the decision, with `auto`."""
+        self._auto = _auto_activation(self.config)
+        activation = self.activation()
+        on = activation.on if activation is not None else self.config.tool_search.enabled
+        self._search_on = on is True
+        return activation
+
+    async def _follow_activation(self) -> None:
+        """With `enabled: auto`, decide again for the catalog as it is now; when the
+        decision flips, offer every server's tools again, deferred or not, and log it."""
+        activation = self.activation()
+        if activation is None or activation.on == self._search_on:
+            return
+        self._search_on = activation.on  # first, so that offering again does not recurse
+        _activation_logger.info("%s: %s", activation.summary(), _FLIPPED[activation.on])
+        for name, definitions in list(self._listed.items()):
+            await self._on_tools(self.upstreams[name], definitions, [], notify=False)
 
     def _visible(self) -> tuple[tuple[str, ...], bool]:
         """What every session's tool list depends on: the always-visible tools (as they are
@@ -368,6 +417,18 @@ class Gateway:
             else:
                 always.append(f"{tool.id}:{tool.fingerprint}")
         return tuple(always), deferred
+
+
+_FLIPPED = {
+    True: "the tools are now searched (search_tools); only pinned ones are listed",
+    False: "every tool is now listed, without search",
+}
+
+
+def _auto_activation(config: GatewayConfig) -> AutoActivation | None:
+    """The `enabled: auto` rule of `config`, or None when search is simply on or off."""
+    settings = config.tool_search
+    return settings.auto_activation() if settings.enabled == "auto" else None
 
 
 def _tool_search(

@@ -2,7 +2,9 @@
 
 `tools/list` is what `ToolSearch.aprepare` gives for the session: in `proxy` mode, the
 pinned tools (under their ids, with their servers' own definitions) then `search_tools` and
-`call_tool`. `tools/call` goes through `ToolSearch.aexecute`, which checks the filter and the
+`call_tool`. With an experimental `query` parameter (SEP-1821),
+`tools/list` answers with the tools a search finds (`toolscout.gateway.list_query`).
+`tools/call` goes through `ToolSearch.aexecute`, which checks the filter and the
 session's discoveries, and relays the call; the upstream's result comes back untouched.
 
 Prompts, resources, completions and logging are answered by `gateway.passthrough`, which
@@ -43,6 +45,7 @@ import toolscout
 from toolscout.gateway.auth import identity_of
 from toolscout.gateway.config import Transport
 from toolscout.gateway.gateway import Gateway, GatewayRequest, Relayed
+from toolscout.gateway.list_query import ToolListParams, ranked_tools, read_search
 from toolscout.gateway.stdio import StdinLines
 from toolscout.protocol.definitions import ToolCall, ToolDefinition, ToolResult
 from toolscout.protocol.modes import mode_strategy
@@ -81,6 +84,7 @@ class GatewayServer:
         entry = self.server.get_request_handler("server/discover")
         self._discover = entry.handler if entry is not None else None
         self.server.add_request_handler("server/discover", types.RequestParams, self._on_discover)
+        self.server.add_request_handler("tools/list", ToolListParams, self._list_tools)
         gateway.on_list_changed(self.notify_list_changed)
         gateway.passthrough.serve(self)
 
@@ -154,6 +158,11 @@ class GatewayServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         request = self._request(ctx)
+        search = read_search(params) if isinstance(params, ToolListParams) else None
+        if search is not None:
+            ranked = await ranked_tools(self.gateway, request, search)
+            if ranked is not None:
+                return types.ListToolsResult(tools=ranked)
         definitions = await self.gateway.search.aprepare(
             request.session_id, request_context=request
         )
@@ -313,7 +322,15 @@ def _mcp_result(result: ToolResult) -> types.CallToolResult:
 def _instructions(gateway: Gateway) -> str:
     names = gateway.config.tool_search.meta_tool_names
     servers = ", ".join(upstream.namespace for upstream in gateway.upstreams.values())
-    if not gateway.config.tool_search.enabled:
+    if gateway.config.tool_search.enabled == "auto":
+        # Search turns on and off with the catalog, and the instructions are given once.
+        return (
+            f"This server gives access to the tools of these MCP servers: {servers}; tool "
+            f"names are prefixed with their server's name (server__tool). When "
+            f"{names.search} is listed, most tools are not: find them with it, describing "
+            f"what you need in a few words, then run them as its result says."
+        )
+    if not gateway.search_on:
         return f"Tools of these MCP servers, each prefixed with its server's name: {servers}."
     return (
         f"This server gives access to the tools of these MCP servers: {servers}. Most of them "

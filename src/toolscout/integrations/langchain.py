@@ -99,6 +99,7 @@ class ToolScoutMiddleware(AgentMiddleware[Any, Any, Any]):
     ) -> None:
         super().__init__()
         self.settings = settings or ToolSearchSettings(enabled=True)
+        self.settings.refuse_auto("the LangChain middleware")
         self.filter = filter
         self.thread_id = thread_id
         self._mirror = CatalogMirror(_agent_tool, _tool_key)

@@ -104,6 +104,7 @@ class ToolScout:
         filter: ToolPolicy | None = None,
     ) -> None:
         self.settings = settings or ToolSearchSettings(enabled=True)
+        self.settings.refuse_auto("the OpenAI Agents SDK integration")
         self.filter = filter
         self._originals = {tool.name: tool for tool in map(_function_tool, tools)}
         catalog = Catalog([_as_tool(tool) for tool in self._originals.values()])

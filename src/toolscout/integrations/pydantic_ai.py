@@ -212,6 +212,9 @@ class ToolScoutToolset(WrapperToolset[Any]):
     shared: _Shared = field(default_factory=_Shared, repr=False, compare=False)
     """State kept across runs (pydantic-ai copies a toolset for each run)."""
 
+    def __post_init__(self) -> None:
+        self.settings.refuse_auto("the pydantic-ai toolset")
+
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         sources = await self.wrapped.get_tools(ctx)
         if not self.settings.enabled:
@@ -268,6 +271,9 @@ class ToolScout(AbstractCapability[Any]):
     filter: ToolPolicy | None = None
     thread_id: ThreadId = conversation_id
     shared: _Shared = field(default_factory=_Shared, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.settings.refuse_auto("the pydantic-ai capability")
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         return ToolScoutToolset(toolset, self.settings, self.filter, self.thread_id, self.shared)

@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING
 from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from toolscout.protocol.activation import (
+        CONTEXT_WINDOWS,
+        Activation,
+        AutoActivation,
+        Enabled,
+        context_window_of,
+    )
     from toolscout.protocol.choices import Mode, ResultFormat
     from toolscout.protocol.config import MetaToolNames, PreloadConfig, ToolSearchConfig
     from toolscout.protocol.context_store import ContextStore
@@ -27,9 +34,13 @@ if TYPE_CHECKING:
     from toolscout.protocol.view import is_pinned
 
 __all__ = [
+    "CONTEXT_WINDOWS",
     "PHASES",
     "REQUEST_CONTEXT",
+    "Activation",
+    "AutoActivation",
     "ContextStore",
+    "Enabled",
     "FoundTool",
     "LeftOutReason",
     "LeftOutTool",
@@ -48,6 +59,7 @@ __all__ = [
     "ToolSearch",
     "ToolSearchConfig",
     "ToolSearchStats",
+    "context_window_of",
     "estimate_tokens",
     "is_pinned",
 ]
@@ -57,6 +69,13 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "toolscout.protocol.activation": [
+                "CONTEXT_WINDOWS",
+                "Activation",
+                "AutoActivation",
+                "Enabled",
+                "context_window_of",
+            ],
             "toolscout.protocol.choices": ["Mode", "ResultFormat"],
             "toolscout.protocol.config": ["MetaToolNames", "PreloadConfig", "ToolSearchConfig"],
             "toolscout.protocol.context_store": ["ContextStore"],

@@ -70,8 +70,8 @@ function showState(next) {
   state = next;
   const s = state.settings;
   $("catalog-name").textContent = `${state.catalog} · ${state.tools.toLocaleString()} tools · ${state.config_path}`;
-  $("enabled").checked = s.enabled;
-  $("enabled-label").textContent = s.enabled ? "on" : "off";
+  $("enabled").checked = s.enabled !== false;
+  $("enabled-label").textContent = s.enabled === "auto" ? "auto" : s.enabled ? "on" : "off";
   fillSelect($("engine"), state.engines, s.engine);
   $("engine-choice").textContent = s.engine_choice;
   fillSelect($("mode"), state.modes, s.mode);
@@ -247,6 +247,7 @@ async function showTokens() {
   $("tokens-summary").textContent = view.enabled
     ? `Mode ${view.mode}: tool search saves ${(view.saving * 100).toFixed(1)}% of the tool tokens per request.`
     : "Tool search is off: every tool is sent with every request.";
+  $("activation").textContent = view.activation || "";
   drawChart(bars);
 }
 
