@@ -28,7 +28,7 @@ class ContextStore:
         """The tools the conversation's tool results made available, in order of discovery."""
         names: dict[str, None] = {}
         for message in messages:
-            for name in _available_in(_as_dict(message)):
+            for name in _available_in(as_dict(message)):
                 names.setdefault(name, None)
         return list(names)
 
@@ -49,13 +49,13 @@ def _available_in(message: Mapping[str, Any]) -> Iterator[str]:
         yield from _function_names(message.get("tools"))
     content = message.get("content")
     if message.get("role") == "user" and isinstance(content, list):  # Anthropic
-        for block in map(_as_dict, content):
+        for block in map(as_dict, content):
             if block.get("type") != "tool_result":
                 continue
             result = block.get("content")
             yield from parse_available(_text(result))
             if isinstance(result, list):
-                for part in map(_as_dict, result):
+                for part in map(as_dict, result):
                     if part.get("type") == "tool_reference" and isinstance(
                         part.get("tool_name"), str
                     ):
@@ -65,7 +65,7 @@ def _available_in(message: Mapping[str, Any]) -> Iterator[str]:
 def _function_names(tools: object) -> Iterator[str]:
     if not isinstance(tools, list):
         return
-    for tool in map(_as_dict, tools):
+    for tool in map(as_dict, tools):
         if tool.get("type") == "namespace":
             yield from _function_names(tool.get("tools"))
         elif isinstance(tool.get("name"), str):
@@ -79,13 +79,13 @@ def _text(content: object) -> str:
     if isinstance(content, list):
         return "\n".join(
             part["text"]
-            for part in map(_as_dict, content)
+            for part in map(as_dict, content)
             if isinstance(part.get("text"), str) and part.get("type") != "tool_reference"
         )
     return ""
 
 
-def _as_dict(item: object) -> Mapping[str, Any]:
+def as_dict(item: object) -> Mapping[str, Any]:
     if isinstance(item, Mapping):
         return item
     dump = getattr(item, "model_dump", None)

@@ -24,7 +24,7 @@ from typing import Any
 
 from toolscout.catalog.tool import Tool
 from toolscout.protocol.config import PreloadConfig
-from toolscout.protocol.context_store import ContextStore, _as_dict
+from toolscout.protocol.context_store import ContextStore, as_dict
 from toolscout.protocol.find import SearchScope
 from toolscout.protocol.stats import definition_tokens
 from toolscout.protocol.view import CatalogView
@@ -55,7 +55,7 @@ def latest_turn(messages: Sequence[Any]) -> Turn | None:
     Completions and Responses, Anthropic, as dicts or SDK objects); None when there is none.
     An Anthropic user message that only carries tool results is not a turn."""
     for position in range(len(messages) - 1, -1, -1):
-        message = _as_dict(messages[position])
+        message = as_dict(messages[position])
         if message.get("role") != "user":
             continue
         text = _text_of(message.get("content")).strip()
@@ -88,7 +88,7 @@ def _text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = (_as_dict(part) for part in content)
+        parts = (as_dict(part) for part in content)
         return "\n".join(
             part["text"]
             for part in parts
