@@ -7,6 +7,7 @@ from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from toolscout.search.analysis import Analyzer, highlight_spans
+    from toolscout.search.analysis_cache import AnalysisCache
     from toolscout.search.base import (
         FIELDS,
         Field,
@@ -52,6 +53,7 @@ __all__ = [
     "FIELDS",
     "MAX_K",
     "SYNONYM_GROUPS",
+    "AnalysisCache",
     "Analyzer",
     "BM25Engine",
     "BM25Options",
@@ -93,6 +95,7 @@ if not TYPE_CHECKING:
         __name__,
         {
             "toolscout.search.analysis": ["Analyzer", "highlight_spans"],
+            "toolscout.search.analysis_cache": ["AnalysisCache"],
             "toolscout.search.base": [
                 "FIELDS",
                 "Field",

@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import gc
+import hashlib
+import inspect
 import itertools
+import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from toolscout import __version__
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import Analyzer, QueryTerm, single_words, word_pairs
+from toolscout.search.analysis_cache import AnalysisCache, CachedAnalysis
 from toolscout.search.base import (
     FIELDS,
     Field,
@@ -256,9 +264,14 @@ class _IndexState:
 class BM25Engine(SearchEngine):
     """Field-weighted Okapi BM25 with synonyms and prefix matching."""
 
-    def __init__(self, options: BM25Options | None = None) -> None:
+    def __init__(
+        self, options: BM25Options | None = None, *, cache: AnalysisCache | None = None
+    ) -> None:
+        """`cache` keeps each tool's analysis across processes (the hybrid engine passes one);
+        without it, a tool is analysed once per engine."""
         self.options = options or BM25Options()
         self.analyzer = Analyzer(self.options.language)
+        self.cache = cache
         self._synonyms = (
             synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
         )
@@ -271,10 +284,22 @@ class BM25Engine(SearchEngine):
         _term_ids(self._vocabulary, [term for term in self._synonyms if " " in term])
         self._analysed: dict[str, tuple[Tool, _AnalysedTool]] = {}
         self._state = _empty_state()
+        searched = [name for name in FIELDS if self.options.field_weights.get(name)]
+        # Everything the terms of a tool depend on, besides the tool itself.
+        self._analyzer_key = (
+            f"{_analysis_code_version()} {self.options.language} "
+            f"pairs={self.options.word_pairs} fields={','.join(searched)}"
+        )
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
         with _collection_paused():
-            analysed = {tool.id: (tool, self._reuse_or_analyse(tool)) for tool in tools}
+            previous = [self._previous_analysis(tool) for tool in tools]
+            new_tools = [tool for tool, known in zip(tools, previous, strict=True) if not known]
+            fresh = iter(self._analyse_all(new_tools))
+            analysed = {
+                tool.id: (tool, analysis if analysis is not None else next(fresh))
+                for tool, analysis in zip(tools, previous, strict=True)
+            }
         self._analysed = analysed  # forget tools that left the catalog
         analysed_tools = tuple(entry[1] for entry in analysed.values())
         if len(analysed_tools) == len(self._state.tools) and all(
@@ -294,7 +319,7 @@ class BM25Engine(SearchEngine):
             if " " not in term:  # the key of a query word of three letters or more
                 self._match((term, True), state)
 
-    def _reuse_or_analyse(self, tool: Tool) -> _AnalysedTool:
+    def _previous_analysis(self, tool: Tool) -> _AnalysedTool | None:
         # Tools are immutable: the same object needs no check, and a new object for the same
         # id is re-analysed only if its fingerprint (the searchable text) changed.
         previous = self._analysed.get(tool.id)
@@ -302,7 +327,27 @@ class BM25Engine(SearchEngine):
             previous[0] is tool or previous[0].fingerprint == tool.fingerprint
         ):
             return previous[1]
-        return self._analyse(tool)
+        return None
+
+    def _analyse_all(self, tools: Sequence[Tool]) -> list[_AnalysedTool]:
+        """The analysis of each tool: from the cache where it has one, made (and cached)
+        otherwise."""
+        if not tools:
+            return []
+        fingerprints = [tool.fingerprint for tool in tools]
+        cached = self.cache.get(self._analyzer_key, fingerprints) if self.cache else {}
+        made: dict[str, CachedAnalysis] = {}
+        analysed = []
+        for tool, fingerprint in zip(tools, fingerprints, strict=True):
+            analysis = cached.get(fingerprint) or made.get(fingerprint)
+            if analysis is None:
+                analysis = made[fingerprint] = self._analyse(tool)
+            analysed.append(
+                _AnalysedTool(_term_ids(self._vocabulary, analysis.terms), analysis.field_lengths)
+            )
+        if self.cache and made:
+            self.cache.put(self._analyzer_key, made)
+        return analysed
 
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         state = self._state
@@ -362,7 +407,7 @@ class BM25Engine(SearchEngine):
             explain=lambda position: _explain(groups, state, position),
         )
 
-    def _analyse(self, tool: Tool) -> _AnalysedTool:
+    def _analyse(self, tool: Tool) -> CachedAnalysis:
         all_terms: list[str] = []
         lengths = [0] * len(FIELDS)
         texts_by_field = tool_fields(tool)
@@ -376,10 +421,7 @@ class BM25Engine(SearchEngine):
                 terms += word_pairs(terms)
             lengths[field_id] = len(terms)
             all_terms += terms
-        return _AnalysedTool(
-            term_ids=_term_ids(self._vocabulary, all_terms),
-            field_lengths=np.array(lengths, dtype=np.int32),
-        )
+        return CachedAnalysis(all_terms, np.array(lengths, dtype=np.int32))
 
     def _build_state(self, tools: tuple[_AnalysedTool, ...]) -> _IndexState:
         # Ids are insertion positions, so the vocabulary's keys in order are the terms by id.
@@ -601,6 +643,19 @@ def _collection_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@functools.cache
+def _analysis_code_version() -> str:
+    """A hash of the code that turns a tool into terms, so that a cached analysis made by other
+    code (another release, a changed checkout) is never read back."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"{__version__} PyStemmer {version('PyStemmer')}".encode())
+    for module_name in (Analyzer.__module__, tool_fields.__module__, __name__):
+        # Without a source file (a frozen application), the version says it.
+        with suppress(OSError, TypeError):
+            digest.update(Path(inspect.getfile(sys.modules[module_name])).read_bytes())
+    return digest.hexdigest()
 
 
 def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.int32]:

@@ -9,23 +9,20 @@ several processes and threads at once.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from toolscout.errors import require_extra
+from toolscout.search._cache_file import (
+    CACHE_FILE_NAME,
+    KEYS_PER_STATEMENT,
+    CacheFile,
+    default_cache_path,
+)
 
-#: The cache file's name in the user cache directory.
-CACHE_FILE_NAME = "embeddings.sqlite3"
-
-# Keys per SQL statement: well under SQLite's limit on bound parameters.
-_CHUNK = 500
+__all__ = ["CACHE_FILE_NAME", "EmbeddingCache", "default_cache_path", "text_hash"]
 
 # A rowid table, not WITHOUT ROWID: a vector (1.5 kB for 384 dimensions) is too large for the
 # latter's pages and would take an overflow page of its own.
@@ -37,15 +34,6 @@ CREATE TABLE IF NOT EXISTS vectors (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors (model, text_hash);
 """
-
-
-def default_cache_path() -> Path:
-    """`embeddings.sqlite3` in the user cache directory (platformdirs): for example
-    `~/.cache/toolscout/` on Linux, `~/Library/Caches/toolscout/` on macOS."""
-    require_extra("semantic", "platformdirs", feature="the embedding cache")
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("toolscout", appauthor=False)) / CACHE_FILE_NAME
 
 
 def text_hash(text: str) -> bytes:
@@ -66,20 +54,20 @@ class EmbeddingCache:
     """
 
     def __init__(self, path: str | Path | None = None, *, timeout: float = 30.0) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
+        self._file = CacheFile(
+            path, _SCHEMA, label="embedding cache", fallback="embedding without it", timeout=timeout
+        )
+        self.path = self._file.path
         self.timeout = timeout
-        self._connection: sqlite3.Connection | None = None
-        self._broken = False
-        self._lock = threading.Lock()
 
     def get(self, model_id: str, texts: Sequence[str]) -> list[npt.NDArray[np.float32] | None]:
         """The cached vector of each text, or None where there is none."""
         hashes = [text_hash(text) for text in texts]
         found: dict[bytes, bytes] = {}
-        with self._session() as connection:
+        with self._file.session() as connection:
             if connection is not None:
-                for start in range(0, len(hashes), _CHUNK):
-                    chunk = hashes[start : start + _CHUNK]
+                for start in range(0, len(hashes), KEYS_PER_STATEMENT):
+                    chunk = hashes[start : start + KEYS_PER_STATEMENT]
                     rows = connection.execute(
                         "SELECT text_hash, vector FROM vectors WHERE model = ? AND text_hash IN "
                         f"({','.join('?' * len(chunk))})",
@@ -96,7 +84,7 @@ class EmbeddingCache:
             (model_id, text_hash(text), np.ascontiguousarray(vector, dtype=np.float32).tobytes())
             for text, vector in zip(texts, vectors, strict=True)
         ]
-        with self._session() as connection:
+        with self._file.session() as connection:
             if connection is not None:
                 with connection:
                     connection.executemany(
@@ -107,7 +95,7 @@ class EmbeddingCache:
 
     def count(self, model_id: str | None = None) -> int:
         """How many vectors are stored, for one model or for all."""
-        with self._session() as connection:
+        with self._file.session() as connection:
             if connection is None:
                 return 0
             if model_id is None:
@@ -120,7 +108,7 @@ class EmbeddingCache:
 
     def clear(self, model_id: str | None = None) -> None:
         """Forget the vectors of one model, or every vector."""
-        with self._session() as connection:
+        with self._file.session() as connection:
             if connection is not None:
                 with connection:
                     if model_id is None:
@@ -129,52 +117,7 @@ class EmbeddingCache:
                         connection.execute("DELETE FROM vectors WHERE model = ?", (model_id,))
 
     def close(self) -> None:
-        with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
-
-    @contextmanager
-    def _session(self) -> Iterator[sqlite3.Connection | None]:
-        with self._lock:
-            connection = self._connect()
-            try:
-                yield connection
-            except sqlite3.Error as error:
-                self._give_up(error)
-
-    def _connect(self) -> sqlite3.Connection | None:
-        if self._connection is not None or self._broken:
-            return self._connection
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(
-                self.path, timeout=self.timeout, check_same_thread=False, isolation_level=None
-            )
-            # Before the first table: large pages hold several vectors each, even long ones.
-            connection.execute("PRAGMA page_size=16384")
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as error:
-            self._give_up(error)
-            return None
-        # Transactions are opened by `with connection:` only around writes.
-        connection.isolation_level = "DEFERRED"
-        self._connection = connection
-        return connection
-
-    def _give_up(self, error: Exception) -> None:
-        if not self._broken:
-            warnings.warn(
-                f"embedding cache {self.path} is unusable ({error}); embedding without it",
-                RuntimeWarning,
-                stacklevel=4,
-            )
-        self._broken = True
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        self._file.close()
 
     def __repr__(self) -> str:
         return f"EmbeddingCache({str(self.path)!r})"

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import identifier_words, single_words
+from toolscout.search.analysis_cache import AnalysisCache
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.semantic import (
@@ -123,7 +124,10 @@ class HybridEngine(SearchEngine):
     ) -> None:
         self.options = options or HybridOptions()
         self.semantic = SemanticEngine(semantic)
-        self.bm25 = BM25Engine(bm25)
+        # BM25's analyses go in the embedding cache's file: a new process then finds both
+        # sides of every tool it has indexed before.
+        cache = self.semantic.cache
+        self.bm25 = BM25Engine(bm25, cache=AnalysisCache(cache.path) if cache else None)
         self._facts: dict[str, _ToolFacts] = {}
         self._readable = np.ones(0)
         self._names = _NameIndex({}, np.zeros(0, dtype=np.int64))
@@ -131,12 +135,13 @@ class HybridEngine(SearchEngine):
     def rebuild(self, tools: Sequence[Tool]) -> None:
         self.semantic.rebuild(tools)
         self.bm25.rebuild(tools)
-        facts = [self._facts_of(tool) for tool in tools]
+        server_words: dict[str, frozenset[str]] = {}  # a few servers have all the tools
+        facts = [self._facts_of(tool, server_words) for tool in tools]
         self._facts = {fact.tool.id: fact for fact in facts}
         self._readable = np.array([fact.readable for fact in facts], dtype=np.float64)
         self._names = _name_index([fact.name_words for fact in facts])
 
-    def _facts_of(self, tool: Tool) -> _ToolFacts:
+    def _facts_of(self, tool: Tool, server_words: dict[str, frozenset[str]]) -> _ToolFacts:
         previous = self._facts.get(tool.id)
         if previous is not None and (
             previous.tool is tool or previous.tool.fingerprint == tool.fingerprint
@@ -145,7 +150,10 @@ class HybridEngine(SearchEngine):
         readability = self.options.readability
         readable = 1.0 if readability is None else readability(self.semantic.options.text(tool))
         # The server's name in a tool's name (`git_log` of the server `git`) names no tool.
-        server = self._words(tool.namespace or "")
+        namespace = tool.namespace or ""
+        server = server_words.get(namespace)
+        if server is None:
+            server = server_words[namespace] = self._words(namespace)
         return _ToolFacts(tool, readable, self._words(tool.name) - server)
 
     def _words(self, identifier: str) -> frozenset[str]:

@@ -1,0 +1,166 @@
+"""BM25's analyses kept in the cache file: an index built from them ranks exactly as one that
+analysed every tool, a changed tool is analysed again, and a damaged or unusable file costs
+nothing but the time to analyse."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.search.conftest import make_tool, standard_tools, string_param
+from tests.search.embedding_support import counting_embedder
+from toolscout.catalog import Catalog, Tool
+from toolscout.data import demo_catalog_path
+from toolscout.search import AnalysisCache, BM25Options, SemanticOptions, ToolIndex
+from toolscout.search.bm25 import BM25Engine
+
+QUERIES = [
+    "what's the weather like in Paris tomorrow",
+    "convert 100 dollars to euros",
+    "send a message to the team channel",
+    "area of a triangle with base 10 and height 5",
+    "list the files in a folder",
+    "weath",  # a prefix
+    "get_current_weather",  # a tool's exact name
+]
+
+
+def rankings(engine: BM25Engine, queries: list[str] = QUERIES) -> list[list[tuple[int, float]]]:
+    """Each query's top 10: positions and raw scores, to the bit."""
+    ranked = []
+    for query in queries:
+        candidates = engine.rank(query, 10)
+        ranked.append(list(zip(candidates.positions, candidates.scores, strict=True)))
+    return ranked
+
+
+@pytest.fixture(scope="module")
+def demo_tools() -> list[Tool]:
+    return Catalog.from_file(demo_catalog_path()).snapshot()[1]
+
+
+class TestBM25FromTheCache:
+    def test_an_index_built_from_cached_analyses_ranks_as_one_that_analysed(
+        self, tmp_path: Path, demo_tools: list[Tool]
+    ) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        analysed = BM25Engine()
+        analysed.rebuild(demo_tools)
+        filling = BM25Engine(cache=AnalysisCache(cache_path))
+        filling.rebuild(demo_tools)
+        assert AnalysisCache(cache_path).count() == len({t.fingerprint for t in demo_tools})
+
+        # As a new process would: a new engine, with nothing in memory but the file.
+        from_cache = BM25Engine(cache=AnalysisCache(cache_path))
+        from_cache.rebuild(demo_tools)
+        assert rankings(from_cache) == rankings(analysed)
+        assert rankings(filling) == rankings(analysed)
+
+    def test_a_changed_tool_is_analysed_again(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        BM25Engine(cache=AnalysisCache(cache_path)).rebuild(tools)
+        changed = tools[0].model_copy(update={"description": "Tells the tide times of a harbour."})
+        engine = BM25Engine(cache=AnalysisCache(cache_path))
+        engine.rebuild([changed, *tools[1:]])
+        assert engine.rank("tide times", 5).positions[:1] == [0]
+        assert 0 not in engine.rank("conditions", 10).positions  # the old description
+
+    def test_other_options_never_read_each_others_analyses(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        variants = [
+            BM25Options(),
+            BM25Options(word_pairs=False),
+            BM25Options(field_weights={"name": 1.0, "description": 1.0}),
+            BM25Options(language="french"),
+        ]
+        for options in variants:  # each fills the same file in turn
+            BM25Engine(options, cache=AnalysisCache(cache_path)).rebuild(tools)
+        for options in variants:
+            uncached = BM25Engine(options)
+            uncached.rebuild(tools)
+            cached = BM25Engine(options, cache=AnalysisCache(cache_path))
+            cached.rebuild(tools)
+            assert rankings(cached) == rankings(uncached)
+        assert AnalysisCache(cache_path).count() == len(variants) * len(tools)
+
+    def test_tools_with_the_same_text_share_one_analysis(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        twins = [
+            make_tool("read_file", "Read a file.", namespace=server, parameters={"path": {}})
+            for server in ("left", "right")
+        ]
+        twins.append(make_tool("read_file", "Read a file.", parameters={"path": {}}))
+        engine = BM25Engine(cache=AnalysisCache(cache_path))
+        engine.rebuild(twins)
+        assert AnalysisCache(cache_path).count() == 3  # the namespace is searchable text
+        assert sorted(engine.rank("read a file", 5).positions) == [0, 1, 2]
+
+    def test_a_damaged_row_is_analysed_again(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        BM25Engine(cache=AnalysisCache(cache_path)).rebuild(tools)
+        with sqlite3.connect(cache_path) as connection:
+            # Lengths that do not add up to the terms, lengths of the wrong size, no terms.
+            rows = connection.execute("SELECT rowid FROM analyses ORDER BY rowid").fetchall()
+            connection.execute(
+                "UPDATE analyses SET field_lengths = ? WHERE rowid = ?",
+                (np.full(7, 1_000, dtype=np.int32).tobytes(), rows[0][0]),
+            )
+            connection.execute(
+                "UPDATE analyses SET field_lengths = x'00' WHERE rowid = ?", (rows[1][0],)
+            )
+            connection.execute("UPDATE analyses SET terms = 42 WHERE rowid = ?", (rows[2][0],))
+        uncached = BM25Engine()
+        uncached.rebuild(tools)
+        cached = BM25Engine(cache=AnalysisCache(cache_path))
+        cached.rebuild(tools)
+        assert rankings(cached) == rankings(uncached)
+
+    def test_an_unusable_file_warns_once_and_search_still_works(self, tmp_path: Path) -> None:
+        folder = tmp_path / "a-folder"
+        folder.mkdir()
+        engine = BM25Engine(cache=AnalysisCache(folder))
+        with pytest.warns(RuntimeWarning, match="analysis cache .* unusable"):
+            engine.rebuild(standard_tools())
+        assert engine.rank("current weather", 3).positions[:1] == [0]
+        engine.rebuild(standard_tools()[:3])  # no second warning, no error
+
+
+class TestHybridKeepsBothSidesInOneFile:
+    def test_a_new_index_finds_vectors_and_analyses_in_the_cache_file(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = [
+            *standard_tools(),
+            make_tool("forecast", "Tomorrow's forecast.", parameters={"city": string_param()}),
+        ]
+        embedder, _ = counting_embedder()
+        options = SemanticOptions(embedder=embedder, cache_path=cache_path)
+        first = ToolIndex(tools, engine="hybrid", semantic=options)
+        first.search("weather", k=1)  # an index is built at its first search
+        assert AnalysisCache(cache_path).count() == len(tools)
+
+        embedder, function = counting_embedder()
+        again = ToolIndex(
+            tools,
+            engine="hybrid",
+            semantic=SemanticOptions(embedder=embedder, cache_path=cache_path),
+        )
+        for query in QUERIES:
+            expected = [(hit.tool.id, hit.score) for hit in first.search(query, k=10)]
+            assert [(hit.tool.id, hit.score) for hit in again.search(query, k=10)] == expected
+        assert function.embedded == QUERIES  # the queries only: every tool text was cached
+
+    def test_no_cache_file_means_no_analysis_cache(self, tmp_path: Path) -> None:
+        embedder, _ = counting_embedder()
+        index = ToolIndex(
+            standard_tools(),
+            engine="hybrid",
+            semantic=SemanticOptions(embedder=embedder, cache=False, cache_path=tmp_path / "x"),
+        )
+        assert index.search("current weather", k=1)[0].tool.name == "get_current_weather"
+        assert not (tmp_path / "x").exists()
