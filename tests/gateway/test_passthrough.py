@@ -540,24 +540,41 @@ class TestServerRequests:
 
         assert run(scenario) == ("accept", "sign-in-1")
 
-    def test_a_client_on_the_2026_revision_is_not_asked(self, config: Path) -> None:
-        """MCP 2026-07-28 has no requests from server to client."""
 
-        async def scenario() -> tuple[str, str, list[str]]:
+class TestClientsOf2026:
+    """A client of the 2026-07-28 revision, which cannot be sent requests, is asked in
+    `input_required` results of its own requests, and sends them again with the answers."""
+
+    def test_sampling_elicitation_and_roots_reach_it_and_come_back(self, config: Path) -> None:
+        async def scenario() -> tuple[str, list[str], list[str]]:
             asked: list[str] = []
             async with stdio_client(
-                config, sampling_callback=sampling_client("claude", asked)
+                config,
+                sampling_callback=sampling_client("claude", asked),
+                elicitation_callback=elicit,
+                list_roots_callback=roots,
             ) as client:
                 return (
                     client.protocol_version,
-                    await call(client, "asking__ask_model", question="why?", related="yes"),
+                    [
+                        await call(client, "asking__ask_model", question="why?", related="yes"),
+                        await call(client, "web__ask_model", question="how?", related="yes"),
+                        await call(client, "asking__ask_user", question="colour?"),
+                        await call(client, "web__roots"),
+                    ],
                     asked,
                 )
 
-        version, result, asked = run(scenario)
+        version, results, asked = run(scenario)
         assert version == "2026-07-28"
-        assert "cannot carry requests from the server" in result
-        assert asked == []
+        # Progress the client reports has no request of its own to ride in this revision.
+        assert results == [
+            "claude: claude heard 'why?'",
+            "claude: claude heard 'how?'",
+            "accept: blue, to colour?",
+            "file:///work/project",
+        ]
+        assert asked == ["claude", "claude"]
 
 
 class TestTwoClients:

@@ -256,6 +256,11 @@ class Passthrough:
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        return await self.relay.across_rounds(ctx, params, lambda: self._prompt(ctx, params))
+
+    async def _prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         prompt = self.prompts.find(params.name, self._by_namespace())
         if prompt is None or not await prompt.allowed(self._policy(ctx), "call"):
@@ -284,6 +289,11 @@ class Passthrough:
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
     async def _read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        return await self.relay.across_rounds(ctx, params, lambda: self._read(ctx, params))
+
+    async def _read(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         target = self.resources.target(params.uri, self._by_namespace())

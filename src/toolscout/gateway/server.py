@@ -170,6 +170,12 @@ class GatewayServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        relay = self.gateway.passthrough.relay
+        return await relay.across_rounds(ctx, params, lambda: self._run_tool(ctx, params))
+
+    async def _run_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         request = self._request(ctx, report_progress=ctx.session.report_progress)
         search = self.gateway.search
