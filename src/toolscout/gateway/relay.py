@@ -128,6 +128,10 @@ class Clients(Protocol):
         """Send a notification to some sessions, or to all; returns the ones found gone."""
         ...
 
+    async def publish(self, event: ServerEvent) -> None:
+        """Tell the `subscriptions/listen` streams (clients of the 2026-07-28 revision)."""
+        ...
+
 
 @dataclass(frozen=True, eq=False)
 class Origin:

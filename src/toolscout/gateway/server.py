@@ -136,8 +136,13 @@ class GatewayServer:
             for key, session in targets:
                 group.start_soon(send, key, session)
         if event is not None:
-            await self._bus.publish(event)
+            await self.publish(event)
         return gone
+
+    async def publish(self, event: ServerEvent) -> None:
+        """Tell the `subscriptions/listen` streams of the clients of the 2026-07-28 revision;
+        each stream passes on what it subscribed to."""
+        await self._bus.publish(event)
 
     def session_ids(self) -> list[str]:
         """The sessions that have made requests, the most recent first."""
