@@ -584,6 +584,27 @@ class TestClientsOf2026:
         ]
         assert asked == ["claude", "claude"]
 
+    def test_over_http_too(self, connect_http: Connect) -> None:
+        """Each request of that revision is served on its own over HTTP: the held work and
+        the listen stream are the gateway's to keep."""
+
+        async def scenario() -> tuple[list[str], Any]:
+            async with connect_http(
+                mode="2026-07-28", sampling_callback=sampling_client("claude", [])
+            ) as client:
+                results = [
+                    await call(client, "asking__ask_model", question="why?", related="yes"),
+                    await call(client, "web__ask_model", question="how?", related="yes"),
+                ]
+                async with client.listen(resource_subscriptions=[DUNE]) as stream:
+                    await call(client, "library__revise_book", title="dune", text="Sand.")
+                    with anyio.fail_after(10):
+                        return results, await stream.__anext__()
+
+        results, updated = run(scenario)
+        assert results == ["claude: claude heard 'why?'", "claude: claude heard 'how?'"]
+        assert updated == ResourceUpdated(uri=DUNE)
+
     def test_a_request_that_needs_input_is_answered_input_required(self, config: Path) -> None:
         """Driven by hand: what the client sees, round by round."""
 
