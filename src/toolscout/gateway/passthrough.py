@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolscout.gateway")
 
+_ListenHandler = Callable[
+    [ServerRequestContext[Any], types.SubscriptionsListenRequestParams],
+    Awaitable[types.SubscriptionsListenResult],
+]
 #: The MCP error code of a resource that does not exist (specification 2025-11-25).
 _RESOURCE_NOT_FOUND = -32002
 
@@ -81,7 +85,7 @@ class Passthrough:
         self._capabilities: dict[str, types.ServerCapabilities] = {}
         self._sessions: dict[str, ClientSession] = {}
         self._clients: Clients | None = None
-        self._listen: Any = None
+        self._listen: _ListenHandler | None = None
         self._streams: dict[str, dict[tuple[str, str], set[str]]] = {}
         """The open `subscriptions/listen` streams with resource subscriptions: by the
         stream's key in `resources`, the URIs it subscribed to as the client wrote them, by
@@ -241,7 +245,8 @@ class Passthrough:
             server.add_request_handler(method, params_type, handler)
         listen = server.get_request_handler("subscriptions/listen")
         if listen is not None:
-            self._listen = listen.handler
+            # The SDK's `ListenHandler` the gateway's server was built with.
+            self._listen = cast("_ListenHandler", listen.handler)
             server.add_request_handler(
                 "subscriptions/listen", types.SubscriptionsListenRequestParams, self._listened
             )
@@ -360,9 +365,10 @@ class Passthrough:
         not subscribe to (unknown, hidden by the filter, of a server without subscriptions,
         or refused by its server) is left out of the acknowledgment, which says what the
         stream carries."""
+        assert self._listen is not None  # the handler is added in place of the server's
         wanted = params.notifications.resource_subscriptions or []
         if not wanted:
-            return cast("types.SubscriptionsListenResult", await self._listen(ctx, params))
+            return await self._listen(ctx, params)
         stream = f"listen-{uuid.uuid4().hex}"
         uris = self._streams.setdefault(stream, {})
         held: list[ResourceTarget] = []
@@ -381,7 +387,7 @@ class Passthrough:
                 update={"resource_subscriptions": honored or None}
             )
             listened = params.model_copy(update={"notifications": notifications})
-            return cast("types.SubscriptionsListenResult", await self._listen(ctx, listened))
+            return await self._listen(ctx, listened)
         finally:
             del self._streams[stream]
             # The stream ends as its client goes away: the subscriptions still end.

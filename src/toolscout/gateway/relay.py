@@ -62,7 +62,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from toolscout.gateway.config import Transport
-from toolscout.gateway.rounds import INPUT_REQUIRED_METHODS, InputRounds, Rounds, request_owner
+from toolscout.gateway.rounds import InputRounds, Rounds, request_owner
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -293,11 +293,7 @@ class Relay:
         the 2026-07-28 revision, over as many rounds of `input_required` as the upstreams'
         questions to it take (`toolscout.gateway.rounds`)."""
         origin = _ORIGIN.get()
-        if (
-            origin is None
-            or ctx.method not in INPUT_REQUIRED_METHODS
-            or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
-        ):
+        if origin is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return await serve()
 
         async def work(rounds: Rounds[_ServedT] | None) -> _ServedT:

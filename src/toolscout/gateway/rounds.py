@@ -25,7 +25,7 @@ import itertools
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -37,8 +37,6 @@ from pydantic import BaseModel, ValidationError
 
 logger = logging.getLogger("toolscout.gateway")
 
-#: The requests a server may answer with `input_required` (2026-07-28).
-INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 #: Seconds a question waits for the client to come back with its answer.
 ANSWER_WAIT = 600.0
 #: Seconds a finished request's result waits for the client to come back for it.
@@ -63,7 +61,7 @@ class Rounds(Generic[_ResultT]):
     """One client request served across rounds of `input_required`: its work's questions to
     the client, and its outcome."""
 
-    def __init__(self, state: str, owner: Hashable) -> None:
+    def __init__(self, state: str, owner: str) -> None:
         self.state = state
         """The `requestState` the client sends back."""
         self.owner = owner
@@ -82,9 +80,8 @@ class Rounds(Generic[_ResultT]):
         """Put these questions to the client together, in the next `input_required` result;
         the answers by the same keys, once the client has given them all (an `ErrorData` for
         one it answered with a malformed result, or left unanswered for `ANSWER_WAIT` s)."""
-        asked: dict[
-            str, tuple[str, _Question]
-        ] = {}  # by the caller's key: the client's, the question
+        # By the caller's key: the key the client is asked under, and the question.
+        asked: dict[str, tuple[str, _Question]] = {}
         for name, (request, answer_type) in questions.items():
             key = f"{next(self._keys)}-{name}"
             asked[name] = key, _Question(request, answer_type)
@@ -135,10 +132,6 @@ class Rounds(Generic[_ResultT]):
     def cancel(self) -> None:
         self._scope.cancel()
 
-    @property
-    def done(self) -> bool:
-        return self._done.is_set()
-
     async def next_round(self) -> _ResultT | types.InputRequiredResult:
         """The work's result once it has one, or the questions it waits on now.
 
@@ -188,7 +181,7 @@ class InputRounds:
     async def serve(
         self,
         params: types.InputResponseRequestParams,
-        owner: Hashable,
+        owner: str,
         work: Callable[[Rounds[_ResultT] | None], Awaitable[_ResultT]],
     ) -> _ResultT | types.InputRequiredResult:
         """Serve one round of a client's request: start its work (no `requestState`), or
