@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
 
 from tests.gateway import conftest
 from tests.gateway.conftest import (
@@ -99,6 +99,12 @@ async def call(client: Client, name: str, /, **arguments: Any) -> str:
     """Find a tool, then call it through `call_tool`; its text."""
     await client.call_tool("search_tools", {"queries": [name]})
     return text(await client.call_tool("call_tool", {"name": name, "arguments": arguments}))
+
+
+def prompt_text(result: types.GetPromptResult) -> str:
+    content = result.messages[0].content
+    assert isinstance(content, types.TextContent)
+    return content.text
 
 
 def answer(words: str, model: str = "test-model") -> types.CreateMessageResult:
@@ -540,24 +546,183 @@ class TestServerRequests:
 
         assert run(scenario) == ("accept", "sign-in-1")
 
-    def test_a_client_on_the_2026_revision_is_not_asked(self, config: Path) -> None:
-        """MCP 2026-07-28 has no requests from server to client."""
 
-        async def scenario() -> tuple[str, str, list[str]]:
+class TestClientsOf2026:
+    """A client of the 2026-07-28 revision, which cannot be sent requests, is asked in
+    `input_required` results of its own requests, and sends them again with the answers."""
+
+    def test_sampling_elicitation_and_roots_reach_it_and_come_back(self, config: Path) -> None:
+        async def scenario() -> tuple[str, list[str], list[str]]:
             asked: list[str] = []
             async with stdio_client(
-                config, sampling_callback=sampling_client("claude", asked)
+                config,
+                sampling_callback=sampling_client("claude", asked),
+                elicitation_callback=elicit,
+                list_roots_callback=roots,
             ) as client:
                 return (
                     client.protocol_version,
-                    await call(client, "asking__ask_model", question="why?", related="yes"),
+                    [
+                        await call(client, "asking__ask_model", question="why?", related="yes"),
+                        await call(client, "web__ask_model", question="how?", related="yes"),
+                        await call(client, "asking__ask_user", question="colour?"),
+                        await call(client, "web__roots"),
+                        prompt_text(await client.get_prompt("asking__greeting")),
+                    ],
                     asked,
                 )
 
-        version, result, asked = run(scenario)
+        version, results, asked = run(scenario)
         assert version == "2026-07-28"
-        assert "cannot carry requests from the server" in result
-        assert asked == []
+        # Progress the client reports has no request of its own to ride in this revision.
+        assert results == [
+            "claude: claude heard 'why?'",
+            "claude: claude heard 'how?'",
+            "accept: blue, to colour?",
+            "file:///work/project",
+            "Hello, blue, to your name?.",
+        ]
+        assert asked == ["claude", "claude"]
+
+    def test_over_http_too(self, connect_http: Connect) -> None:
+        """Each request of that revision is served on its own over HTTP: the held work and
+        the listen stream are the gateway's to keep."""
+
+        async def scenario() -> tuple[list[str], Any]:
+            async with connect_http(
+                mode="2026-07-28", sampling_callback=sampling_client("claude", [])
+            ) as client:
+                results = [
+                    await call(client, "asking__ask_model", question="why?", related="yes"),
+                    await call(client, "web__ask_model", question="how?", related="yes"),
+                ]
+                async with client.listen(resource_subscriptions=[DUNE]) as stream:
+                    await call(client, "library__revise_book", title="dune", text="Sand.")
+                    with anyio.fail_after(10):
+                        return results, await stream.__anext__()
+
+        results, updated = run(scenario)
+        assert results == ["claude: claude heard 'why?'", "claude: claude heard 'how?'"]
+        assert updated == ResourceUpdated(uri=DUNE)
+
+    def test_a_request_that_needs_input_is_answered_input_required(self, config: Path) -> None:
+        """Driven by hand: what the client sees, round by round."""
+
+        async def scenario() -> tuple[Any, Any]:
+            async with stdio_client(config, sampling_callback=sampling_client("claude", [])) as c:
+                await c.call_tool("search_tools", {"queries": ["asking__ask_model"]})
+                arguments = {
+                    "name": "asking__ask_model",
+                    "arguments": {"question": "why?", "related": "yes"},
+                }
+                first = await c.session.call_tool("call_tool", arguments, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult)
+                assert first.input_requests is not None
+                ((key, request),) = first.input_requests.items()
+                final = await c.session.call_tool(
+                    "call_tool",
+                    arguments,
+                    input_responses={key: answer("because")},
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+                return request, final
+
+        request, final = run(scenario)
+        assert isinstance(request, types.CreateMessageRequest)
+        content = request.params.messages[0].content
+        assert isinstance(content, types.TextContent) and content.text == "why?"
+        assert isinstance(final, types.CallToolResult)
+        assert text(final) == "test-model: because"
+
+    def test_a_request_state_is_taken_back_only_for_the_same_request(self, config: Path) -> None:
+        async def scenario() -> tuple[list[str], str]:
+            async with stdio_client(config, sampling_callback=sampling_client("claude", [])) as c:
+                await c.call_tool("search_tools", {"queries": ["asking__ask_model"]})
+                arguments = {
+                    "name": "asking__ask_model",
+                    "arguments": {"question": "why?", "related": "yes"},
+                }
+                first = await c.session.call_tool("call_tool", arguments, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult)
+                assert first.input_requests is not None
+                responses = {key: answer("because") for key in first.input_requests}
+                refusals: list[str] = []
+                other = {
+                    "name": "asking__ask_model",
+                    "arguments": {"question": "who?", "related": "yes"},
+                }
+                for name, args, state in [
+                    ("call_tool", arguments, "made-up"),  # a state the gateway never gave
+                    ("call_tool", other, first.request_state),  # another call's
+                ]:
+                    with pytest.raises(MCPError) as raised:
+                        await c.session.call_tool(
+                            name,
+                            args,
+                            input_responses=responses,
+                            request_state=state,
+                            allow_input_required=True,
+                        )
+                    refusals.append(f"{raised.value.code} {raised.value.message}")
+                # Nothing was given away: the call itself still takes its answers.
+                final = await c.session.call_tool(
+                    "call_tool",
+                    arguments,
+                    input_responses=responses,
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+                assert isinstance(final, types.CallToolResult)
+                return refusals, text(final)
+
+        refusals, result = run(scenario)
+        assert refusals == ["-32602 Invalid or expired requestState"] * 2
+        assert result == "test-model: because"
+
+    def test_a_client_without_the_capability_is_not_asked(self, config: Path) -> None:
+        async def scenario() -> tuple[str, str]:
+            async with stdio_client(config, sampling_callback=sampling_client("claude", [])) as c:
+                return (
+                    await call(c, "asking__ask_user", question="colour?"),
+                    await call(c, "web__roots"),
+                )
+
+        elicited, listed = run(scenario)
+        assert elicited == (
+            "the client refused: The gateway did not pass this elicitation/create request on "
+            "to a client: the client did not declare the elicitation capability for form "
+            "mode. (-32600)"
+        )
+        assert "did not declare the roots capability" in listed
+
+    def test_it_subscribes_to_resources_on_its_listen_stream(self, config: Path) -> None:
+        emma = "toolscout://library/library://books/emma"
+        unknown = "toolscout://nowhere/library://books/dune"
+
+        async def scenario() -> tuple[Any, Any, Any, str, str]:
+            async with stdio_client(config) as client:
+                capabilities = client.server_capabilities
+                async with client.listen(resource_subscriptions=[DUNE, emma, unknown]) as stream:
+                    held = await call(client, "library__subscriptions")
+                    await call(client, "library__revise_book", title="emma", text="Matches.")
+                    with anyio.fail_after(10):
+                        updated = await stream.__anext__()
+                    honored = stream.honored
+                # The gateway ends them as the stream closes, while the client goes on.
+                ended = await call(client, "library__subscriptions")
+                while ended:
+                    ended = await call(client, "library__subscriptions")
+                return capabilities, honored, updated, held, ended
+
+        capabilities, honored, updated, held, ended = run(scenario)
+        assert capabilities.resources is not None and capabilities.resources.subscribe
+        # A URI nobody serves is left out of what the stream carries.
+        assert honored.resource_subscriptions == [DUNE, emma]
+        assert isinstance(updated, ResourceUpdated) and updated.uri == emma
+        assert "library://books/dune" in held and "library://books/emma" in held
+        # Closing the stream ends the subscriptions at the server.
+        assert ended == ""
 
 
 class TestTwoClients:
@@ -848,4 +1013,4 @@ class TestStateless:
             "Subscriptions need a session, and this gateway serves every HTTP request on its "
             "own (gateway.stateless)."
         )
-        assert "the client's connection cannot carry requests from the server" in sampled
+        assert "the client's connection (stateless HTTP) has no stream for requests" in sampled

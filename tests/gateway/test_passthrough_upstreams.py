@@ -28,6 +28,7 @@ from tests.gateway.conftest import (
     http_server,
     run,
     server,
+    stdio_client,
     write_config,
 )
 from tests.gateway.test_lifecycle import FAST_RESTART, until
@@ -184,6 +185,35 @@ class TestUpstreamTransports:
         assert elicited == "accept: blue, to colour?"
         assert listed == "file:///work/project"
         assert greeting == "Hello, blue, to your name?."
+
+    def test_what_a_2026_server_asks_reaches_a_2026_client(self, tmp_path: Path) -> None:
+        """Both of the 2026-07-28 revision: the server's `input_required` becomes the
+        gateway's, to the client of `toolscout serve` over stdio."""
+
+        async def scenario() -> tuple[str, list[str]]:
+            with upstream("asking", "modern") as asking:
+                config = write_config(tmp_path, {"asking": asking})
+                async with stdio_client(
+                    config,
+                    sampling_callback=sampling_client("claude", []),
+                    elicitation_callback=elicit,
+                    list_roots_callback=roots,
+                ) as client:
+                    return client.protocol_version, [
+                        await call(client, "asking__ask_model", question="why?", related="yes"),
+                        await call(client, "asking__ask_user", question="colour?"),
+                        await call(client, "asking__roots"),
+                        _text(await client.get_prompt("asking__greeting")),
+                    ]
+
+        version, answers = run(scenario, limit=LIMIT)
+        assert version == "2026-07-28"
+        assert answers == [
+            "claude: claude heard 'why?'",
+            "accept: blue, to colour?",
+            "file:///work/project",
+            "Hello, blue, to your name?.",
+        ]
 
     def test_what_a_2026_server_asks_is_refused_when_the_client_cannot_give_it(self) -> None:
         async def scenario() -> tuple[str, str]:

@@ -166,6 +166,7 @@ class Gateway:
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
+                await group.start(self.passthrough.relay.rounds.run)
                 for upstream in self.upstreams.values():
                     self._start(upstream)
                 try:

@@ -8,20 +8,26 @@ lists when it connects, follows its notifications, and answers its requests thro
 relay. `Passthrough.serve(front)` adds the matching request handlers to the gateway's MCP
 server, and the server advertises a capability (`prompts`, `resources` and their
 `subscribe`, `completions`, `logging`) only when an upstream has declared it.
+
+A client of the 2026-07-28 revision subscribes to resources on a `subscriptions/listen`
+stream: the gateway subscribes to each at its server for as long as the stream is open, as it
+does for a session's `resources/subscribe`, and passes the server's updates of exactly those
+URIs (that revision's streams carry no other: `mcp.shared.subscriptions.event_matches`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types as types
 from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
 from mcp.server.context import ServerRequestContext
-from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged
+from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -29,7 +35,12 @@ from toolscout.gateway.config import GatewayConfig
 from toolscout.gateway.modern import speaks_modern
 from toolscout.gateway.prompts import Prompts
 from toolscout.gateway.relay import Clients, OriginMiddleware, Relay
-from toolscout.gateway.resources import Resources, exposed_contents, gateway_uri
+from toolscout.gateway.resources import (
+    Resources,
+    ResourceTarget,
+    exposed_contents,
+    gateway_uri,
+)
 from toolscout.gateway.tools import shown
 from toolscout.gateway.upstream import Upstream
 from toolscout.protocol.policy import PolicyCheck
@@ -40,6 +51,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolscout.gateway")
 
+_ListenHandler = Callable[
+    [ServerRequestContext[Any], types.SubscriptionsListenRequestParams],
+    Awaitable[types.SubscriptionsListenResult],
+]
 #: The MCP error code of a resource that does not exist (specification 2025-11-25).
 _RESOURCE_NOT_FOUND = -32002
 
@@ -70,6 +85,11 @@ class Passthrough:
         self._capabilities: dict[str, types.ServerCapabilities] = {}
         self._sessions: dict[str, ClientSession] = {}
         self._clients: Clients | None = None
+        self._listen: _ListenHandler | None = None
+        self._streams: dict[str, dict[tuple[str, str], set[str]]] = {}
+        """The open `subscriptions/listen` streams with resource subscriptions: by the
+        stream's key in `resources`, the URIs it subscribed to as the client wrote them, by
+        `(upstream name, the server's URI)`."""
 
     # -- the upstreams' side (`UpstreamPeer`) --------------------------------------------
 
@@ -180,8 +200,17 @@ class Passthrough:
     async def _updated(
         self, upstream: Upstream, params: types.ResourceUpdatedNotificationParams
     ) -> None:
-        sessions = self.resources.subscribers(upstream, params.uri)
-        if not sessions or self._clients is None:
+        if self._clients is None:
+            return
+        written = {
+            uri
+            for uris in self._streams.values()
+            for uri in uris.get((upstream.name, params.uri), ())
+        }
+        for uri in sorted(written):
+            await self._clients.publish(ResourceUpdated(uri=uri))
+        sessions = self.resources.subscribers(upstream, params.uri) - self._streams.keys()
+        if not sessions:
             return
         exposed = params.model_copy(update={"uri": gateway_uri(upstream.namespace, params.uri)})
         gone = await self._clients.notify(
@@ -214,6 +243,13 @@ class Passthrough:
         ]
         for method, params_type, handler in handlers:
             server.add_request_handler(method, params_type, handler)
+        listen = server.get_request_handler("subscriptions/listen")
+        if listen is not None:
+            # The SDK's `ListenHandler` the gateway's server was built with.
+            self._listen = cast("_ListenHandler", listen.handler)
+            server.add_request_handler(
+                "subscriptions/listen", types.SubscriptionsListenRequestParams, self._listened
+            )
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
         )
@@ -231,10 +267,9 @@ class Passthrough:
             if not any(c.resources for c in declared):
                 resources = None
             else:
-                subscribe = (
-                    any(c.resources and c.resources.subscribe for c in declared)
-                    and not self._stateless
-                    and protocol_version not in MODERN_PROTOCOL_VERSIONS
+                # In the 2026-07-28 revision, the stream itself keeps the subscription.
+                subscribe = any(c.resources and c.resources.subscribe for c in declared) and (
+                    not self._stateless or protocol_version in MODERN_PROTOCOL_VERSIONS
                 )
                 resources = resources.model_copy(update={"subscribe": subscribe})
         return capabilities.model_copy(
@@ -255,6 +290,11 @@ class Passthrough:
         return types.ListPromptsResult(prompts=prompts)
 
     async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        return await self.relay.across_rounds(ctx, params, lambda: self._prompt(ctx, params))
+
+    async def _prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         prompt = self.prompts.find(params.name, self._by_namespace())
@@ -285,6 +325,11 @@ class Passthrough:
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        return await self.relay.across_rounds(ctx, params, lambda: self._read(ctx, params))
+
+    async def _read(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         target = self.resources.target(params.uri, self._by_namespace())
         if target is None or not await target.allowed(self._policy(ctx), "call"):
@@ -309,9 +354,59 @@ class Passthrough:
                 "Subscriptions need a session, and this gateway serves every HTTP request on "
                 "its own (gateway.stateless).",
             )
-        target = self.resources.target(params.uri, self._by_namespace())
+        await self._subscribe_to(await self._subscribable(ctx, params.uri), session_id)
+        return types.EmptyResult()
+
+    async def _listened(
+        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        """A `subscriptions/listen` stream of a client of the 2026-07-28 revision: each of
+        its resources is subscribed to for as long as the stream is open. One the client may
+        not subscribe to (unknown, hidden by the filter, of a server without subscriptions,
+        or refused by its server) is left out of the acknowledgment, which says what the
+        stream carries."""
+        assert self._listen is not None  # the handler is added in place of the server's
+        wanted = params.notifications.resource_subscriptions or []
+        if not wanted:
+            return await self._listen(ctx, params)
+        stream = f"listen-{uuid.uuid4().hex}"
+        uris = self._streams.setdefault(stream, {})
+        held: list[ResourceTarget] = []
+        try:
+            for uri in dict.fromkeys(wanted):
+                try:
+                    target = await self._subscribable(ctx, uri)
+                    await self._subscribe_to(target, stream)
+                except MCPError as error:
+                    logger.info("a listen stream does not subscribe to %s: %s", shown(uri), error)
+                    continue
+                held.append(target)
+                uris.setdefault((target.upstream.name, target.uri), set()).add(uri)
+            honored = [uri for written in uris.values() for uri in written]
+            notifications = params.notifications.model_copy(
+                update={"resource_subscriptions": honored or None}
+            )
+            listened = params.model_copy(update={"notifications": notifications})
+            return await self._listen(ctx, listened)
+        finally:
+            del self._streams[stream]
+            # The stream ends as its client goes away: the subscriptions still end.
+            with anyio.CancelScope(shield=True):
+                for target in held:
+                    if self.resources.unsubscribe(target.upstream, target.uri, stream):
+                        with anyio.move_on_after(target.upstream.connect_timeout):
+                            await _unsubscribe(target.upstream, target.uri)
+
+    async def _subscribable(self, ctx: ServerRequestContext[Any], uri: str) -> ResourceTarget:
+        """What a client subscribes to by `uri`.
+
+        Raises:
+            MCPError: the resource is unknown or hidden, or its server offers no
+                subscriptions.
+        """
+        target = self.resources.target(uri, self._by_namespace())
         if target is None or not await target.allowed(self._policy(ctx), "call"):
-            raise _not_found(params.uri)
+            raise _not_found(uri)
         upstream = target.upstream
         resources = self._capabilities.get(upstream.name, types.ServerCapabilities()).resources
         if resources is None or not resources.subscribe:
@@ -319,14 +414,23 @@ class Passthrough:
                 types.INVALID_REQUEST,
                 f"The server {upstream.name!r} does not offer subscriptions to its resources.",
             )
-        if self.resources.subscribe(upstream, target.uri, session_id):
+        return target
+
+    async def _subscribe_to(self, target: ResourceTarget, subscriber: str) -> None:
+        """Record a subscription (a session's, or a listen stream's), and subscribe at the
+        server for the first one.
+
+        Raises:
+            MCPError: the server refused it, or is not connected; nothing is recorded.
+        """
+        upstream = target.upstream
+        if self.resources.subscribe(upstream, target.uri, subscriber):
             try:
                 with self.relay.on_behalf(upstream):
                     await upstream.subscribe(target.uri)
             except BaseException:
-                self.resources.unsubscribe(upstream, target.uri, session_id)
+                self.resources.unsubscribe(upstream, target.uri, subscriber)
                 raise
-        return types.EmptyResult()
 
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams

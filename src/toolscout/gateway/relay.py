@@ -16,15 +16,18 @@ gateway finds the client session it is for, and asks no other:
 3. With nothing in flight, the gateway's one client over stdio is asked; over HTTP nobody
    is, and the server gets an error.
 
-A client that did not declare the capability (sampling, with tools or context if asked;
-elicitation in the mode asked; roots), or whose connection cannot carry a request from the
-server (the 2026-07-28 revision of MCP, stateless HTTP), is not asked: the server gets an
-error that says so. The client's answer, or its error, goes back as it came. Progress the
-client reports on such a request reaches the server under the server's own token, and a
-server that cancels its request cancels it at the client. What a server of the 2026-07-28
-revision asks for in an `input_required` result is asked the same way (`Relay.provide`), and
-each request to such a server asks for the log level its client wants
-(`Relay.requested_level`).
+A client of the 2026-07-28 revision of MCP, which cannot be sent requests, is asked in an
+`input_required` result of its `tools/call`, `prompts/get` or `resources/read`
+(`toolscout.gateway.rounds`, `Relay.across_rounds`). A client that did not declare the
+capability (sampling, with tools or context if asked; elicitation in the mode asked; roots),
+or that cannot be asked at all (its request is another one of that revision, or stateless
+HTTP has no stream for it), is not asked: the server gets an error that says so. The
+client's answer, or its error, goes back as it came. Progress the client reports on such a
+request reaches the server under the server's own token, and a server that cancels its
+request cancels it at the client (or withdraws it from the next `input_required`). What a
+server of the 2026-07-28 revision asks for in an `input_required` result is asked the same
+way (`Relay.provide`), and each request to such a server asks for the log level its client
+wants (`Relay.requested_level`).
 
 Log messages (`notifications/message`) go where a request would, at or above the level the
 session set with `logging/setLevel`. Over HTTP, one the gateway cannot tie to a session goes
@@ -36,11 +39,11 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -59,6 +62,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from toolscout.gateway.config import Transport
+from toolscout.gateway.rounds import InputRounds, Rounds, request_owner
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -93,6 +97,7 @@ _PYTHON_LEVELS = {
 #: Sessions whose log level, and URL elicitations whose completion, are remembered.
 _MAX_REMEMBERED = 10_000
 _ResultT = TypeVar("_ResultT", bound=BaseModel)
+_ServedT = TypeVar("_ServedT")
 
 
 class Clients(Protocol):
@@ -123,6 +128,10 @@ class Clients(Protocol):
         """Send a notification to some sessions, or to all; returns the ones found gone."""
         ...
 
+    async def publish(self, event: ServerEvent) -> None:
+        """Tell the `subscriptions/listen` streams (clients of the 2026-07-28 revision)."""
+        ...
+
 
 @dataclass(frozen=True, eq=False)
 class Origin:
@@ -137,6 +146,8 @@ class Origin:
     log_levels: frozenset[str]
     """Log levels that may be sent for it: all, except on the 2026-07-28 revision, where a
     request opts in to a level in its `_meta`."""
+    rounds: Rounds[Any] | None = None
+    """Where a request of the 2026-07-28 revision asks its client (`Relay.across_rounds`)."""
 
 
 _ORIGIN: ContextVar[Origin | None] = ContextVar("toolscout_gateway_origin", default=None)
@@ -179,6 +190,9 @@ class Relay:
         self._levels: OrderedDict[str, types.LoggingLevel] = OrderedDict()
         self._upstream_level: types.LoggingLevel | None = None
         self._elicitations: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self.rounds = InputRounds()
+        """The requests of clients of the 2026-07-28 revision held across rounds of
+        `input_required`; the gateway runs it."""
 
     def attach(self, clients: Clients) -> None:
         """Relay to these client sessions (the gateway's MCP face, once it exists)."""
@@ -210,36 +224,10 @@ class Relay:
         params: types.CreateMessageRequestParams,
     ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
         """Ask the client's model (`context`: the server's request, for its progress)."""
-        origin = self._askable(upstream)
-        if isinstance(origin, str):
-            return _refused(upstream, "sampling/createMessage", origin)
-        tools = wants_sampling_tools(params.tools, params.tool_choice)
-        context_wanted = params.include_context not in (None, "none")
-        needed = types.SamplingCapability(
-            context=types.SamplingContextCapability() if context_wanted else None,
-            tools=types.SamplingToolsCapability() if tools else None,
-        )
-        if not origin.session.check_client_capability(types.ClientCapabilities(sampling=needed)):
-            extra = " with tools" if tools else " with context" if context_wanted else ""
-            return _refused(
-                upstream,
-                "sampling/createMessage",
-                f"the client did not declare the sampling capability{extra}",
-            )
-        if tools:
-            return await self._ask(
-                upstream,
-                origin,
-                context,
-                types.CreateMessageRequest(params=params),
-                types.CreateMessageResultWithTools,
-            )
-        return await self._ask(
-            upstream,
-            origin,
-            context,
-            types.CreateMessageRequest(params=params),
-            types.CreateMessageResult,
+        answer = await self._relay(upstream, context, types.CreateMessageRequest(params=params))
+        return cast(
+            "types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData",
+            answer,
         )
 
     async def elicit(
@@ -249,17 +237,91 @@ class Relay:
         params: types.ElicitRequestParams,
     ) -> types.ElicitResult | types.ErrorData:
         """Ask the client's user."""
+        answer = await self._relay(upstream, context, types.ElicitRequest(params=params))
+        return cast("types.ElicitResult | types.ErrorData", answer)
+
+    async def list_roots(
+        self, upstream: Upstream, context: ClientRequestContext | None
+    ) -> types.ListRootsResult | types.ErrorData:
+        """Ask the client for its roots."""
+        answer = await self._relay(upstream, context, types.ListRootsRequest())
+        return cast("types.ListRootsResult | types.ErrorData", answer)
+
+    async def provide(
+        self, upstream: Upstream, requests: types.InputRequests
+    ) -> types.InputResponses | types.ErrorData:
+        """Ask the client what a server of the 2026-07-28 revision asks for in an
+        `input_required` result, as if the server had sent each request itself; the answers
+        by the server's keys, or the first refusal."""
+        origin = self._askable(upstream)
+        if isinstance(origin, Origin) and origin.rounds is not None:
+            # A client of that revision too: the questions go together, in one round.
+            questions: dict[str, tuple[types.InputRequest, type[BaseModel]]] = {}
+            for key, request in requests.items():
+                answer_type = self._answer_type(upstream, origin, request)
+                if isinstance(answer_type, types.ErrorData):
+                    return answer_type
+                questions[key] = request, answer_type
+            answered = await origin.rounds.ask(questions)
+            for answer in answered.values():
+                if isinstance(answer, types.ErrorData):
+                    return answer
+            return cast("types.InputResponses", answered)
+        answers: types.InputResponses = {}
+        refusal: list[types.ErrorData] = []
+
+        async def ask(key: str, request: types.InputRequest, group: anyio.abc.TaskGroup) -> None:
+            answer = await self._relay(upstream, None, request)
+            if isinstance(answer, types.ErrorData):
+                refusal.append(answer)
+                group.cancel_scope.cancel()
+            else:
+                answers[key] = cast("types.InputResponse", answer)
+
+        async with anyio.create_task_group() as group:
+            for key, request in requests.items():
+                group.start_soon(ask, key, request, group)
+        return refusal[0] if refusal else answers
+
+    async def across_rounds(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.InputResponseRequestParams,
+        serve: Callable[[], Awaitable[_ServedT]],
+    ) -> _ServedT | types.InputRequiredResult:
+        """Serve a `tools/call`, `prompts/get` or `resources/read` (`serve`). For a client of
+        the 2026-07-28 revision, over as many rounds of `input_required` as the upstreams'
+        questions to it take (`toolscout.gateway.rounds`)."""
+        origin = _ORIGIN.get()
+        if origin is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return await serve()
+
+        async def work(rounds: Rounds[_ServedT] | None) -> _ServedT:
+            token = _ORIGIN.set(replace(origin, rounds=rounds))
+            try:
+                return await serve()
+            finally:
+                _ORIGIN.reset(token)
+
+        assert self._clients is not None  # an origin is recorded by the clients' middleware
+        owner = request_owner(self._clients.request_for(ctx).identity, ctx.method, params)
+        return await self.rounds.serve(params, owner, work)
+
+    async def _relay(
+        self,
+        upstream: Upstream,
+        context: ClientRequestContext | None,
+        request: types.InputRequest,
+    ) -> BaseModel | types.ErrorData:
+        """Put a server's request to the client it is for; its answer, or an error for the
+        server."""
         origin = self._askable(upstream)
         if isinstance(origin, str):
-            return _refused(upstream, "elicitation/create", origin)
-        url = isinstance(params, types.ElicitRequestURLParams)
-        if not _can_elicit(origin.session.client_capabilities, url=url):
-            mode = "URL" if url else "form"
-            return _refused(
-                upstream,
-                "elicitation/create",
-                f"the client did not declare the elicitation capability for {mode} mode",
-            )
+            return _refused(upstream, request.method, origin)
+        answer_type = self._answer_type(upstream, origin, request)
+        if isinstance(answer_type, types.ErrorData):
+            return answer_type
+        params = request.params
         if (
             isinstance(params, types.ElicitRequestURLParams)
             and params.elicitation_id is not None
@@ -271,75 +333,72 @@ class Relay:
             self._elicitations.move_to_end(key)
             if len(self._elicitations) > _MAX_REMEMBERED:
                 self._elicitations.popitem(last=False)
-        return await self._ask(
-            upstream, origin, context, types.ElicitRequest(params=params), types.ElicitResult
-        )
+        return await self._ask(upstream, origin, context, request, answer_type)
 
-    async def list_roots(
-        self, upstream: Upstream, context: ClientRequestContext | None
-    ) -> types.ListRootsResult | types.ErrorData:
-        """Ask the client for its roots."""
-        origin = self._askable(upstream)
-        if isinstance(origin, str):
-            return _refused(upstream, "roots/list", origin)
+    def _answer_type(
+        self, upstream: Upstream, origin: Origin, request: types.InputRequest
+    ) -> type[BaseModel] | types.ErrorData:
+        """The type of the client's answer to a server's request; or, when the client did
+        not declare the capability it needs, the server's refusal."""
+        if isinstance(request, types.CreateMessageRequest):
+            params = request.params
+            tools = wants_sampling_tools(params.tools, params.tool_choice)
+            context_wanted = params.include_context not in (None, "none")
+            needed = types.SamplingCapability(
+                context=types.SamplingContextCapability() if context_wanted else None,
+                tools=types.SamplingToolsCapability() if tools else None,
+            )
+            if not origin.session.check_client_capability(
+                types.ClientCapabilities(sampling=needed)
+            ):
+                extra = " with tools" if tools else " with context" if context_wanted else ""
+                return _refused(
+                    upstream,
+                    request.method,
+                    f"the client did not declare the sampling capability{extra}",
+                )
+            return types.CreateMessageResultWithTools if tools else types.CreateMessageResult
+        if isinstance(request, types.ElicitRequest):
+            url = isinstance(request.params, types.ElicitRequestURLParams)
+            if not _can_elicit(origin.session.client_capabilities, url=url):
+                mode = "URL" if url else "form"
+                return _refused(
+                    upstream,
+                    request.method,
+                    f"the client did not declare the elicitation capability for {mode} mode",
+                )
+            return types.ElicitResult
         if not origin.session.check_client_capability(
             types.ClientCapabilities(roots=types.RootsCapability())
         ):
             return _refused(
-                upstream, "roots/list", "the client did not declare the roots capability"
+                upstream, request.method, "the client did not declare the roots capability"
             )
-        return await self._ask(
-            upstream, origin, context, types.ListRootsRequest(), types.ListRootsResult
-        )
-
-    async def provide(
-        self, upstream: Upstream, requests: types.InputRequests
-    ) -> types.InputResponses | types.ErrorData:
-        """Ask the client what a server of the 2026-07-28 revision asks for in an
-        `input_required` result, as if the server had sent each request itself; the answers
-        by the server's keys, or the first refusal."""
-        answers: types.InputResponses = {}
-        refusal: list[types.ErrorData] = []
-
-        async def ask(key: str, request: types.InputRequest, group: anyio.abc.TaskGroup) -> None:
-            answer: types.InputResponse | types.ErrorData
-            if isinstance(request, types.CreateMessageRequest):
-                answer = await self.sample(upstream, None, request.params)
-            elif isinstance(request, types.ElicitRequest):
-                answer = await self.elicit(upstream, None, request.params)
-            else:
-                answer = await self.list_roots(upstream, None)
-            if isinstance(answer, types.ErrorData):
-                refusal.append(answer)
-                group.cancel_scope.cancel()
-            else:
-                answers[key] = answer
-
-        async with anyio.create_task_group() as group:
-            for key, request in requests.items():
-                group.start_soon(ask, key, request, group)
-        return refusal[0] if refusal else answers
+        return types.ListRootsResult
 
     async def _ask(
         self,
         upstream: Upstream,
         origin: Origin,
         context: ClientRequestContext | None,
-        request: types.ServerRequest,
+        request: types.InputRequest,
         result_type: type[_ResultT],
     ) -> _ResultT | types.ErrorData:
         """Put a server's request to the client session it is for; its answer, or an error
         for the server."""
         what = request.method
-        token = (context.meta or {}).get("progress_token") if context is not None else None
-        progress = _progress_to(context.session, token) if context and token is not None else None
-        related = origin.request_id
         logger.debug(
             "upstream %r: %s relayed to session %r", upstream.name, what, origin.session_id
         )
+        if origin.rounds is not None:
+            answered = await origin.rounds.ask({what: (request, result_type)})
+            return cast("_ResultT | types.ErrorData", answered[what])
+        token = (context.meta or {}).get("progress_token") if context is not None else None
+        progress = _progress_to(context.session, token) if context and token is not None else None
+        related = origin.request_id
         try:
             return await origin.session.send_request(
-                request,
+                cast("types.ServerRequest", request),
                 result_type,
                 metadata=None
                 if related is None
@@ -359,13 +418,16 @@ class Relay:
         origin = self._origin_for(upstream)
         if (
             isinstance(origin, Origin)
+            and origin.rounds is None
             and origin.request_id is not None
             and not origin.session.can_send_request
         ):
-            return (
-                "the client's connection cannot carry requests from the server (MCP "
-                "2026-07-28, or HTTP without a stream for them)"
-            )
+            if origin.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                return (
+                    "the client speaks MCP 2026-07-28, where a server asks its client only in "
+                    "answer to tools/call, prompts/get and resources/read"
+                )
+            return "the client's connection (stateless HTTP) has no stream for requests"
         return origin
 
     def _origin_for(self, upstream: Upstream) -> Origin | str:

@@ -136,8 +136,13 @@ class GatewayServer:
             for key, session in targets:
                 group.start_soon(send, key, session)
         if event is not None:
-            await self._bus.publish(event)
+            await self.publish(event)
         return gone
+
+    async def publish(self, event: ServerEvent) -> None:
+        """Tell the `subscriptions/listen` streams of the clients of the 2026-07-28 revision;
+        each stream passes on what it subscribed to."""
+        await self._bus.publish(event)
 
     def session_ids(self) -> list[str]:
         """The sessions that have made requests, the most recent first."""
@@ -169,6 +174,12 @@ class GatewayServer:
         return types.ListToolsResult(tools=[self._mcp_tool(d) for d in definitions])
 
     async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        relay = self.gateway.passthrough.relay
+        return await relay.across_rounds(ctx, params, lambda: self._run_tool(ctx, params))
+
+    async def _run_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         request = self._request(ctx, report_progress=ctx.session.report_progress)

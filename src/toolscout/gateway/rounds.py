@@ -1,0 +1,248 @@
+"""Questions from the upstreams to a client of the 2026-07-28 revision of MCP, which cannot be
+sent requests: a server asks such a client for input by answering its request with an
+`input_required` result, and the client sends the request again with the answers.
+
+The gateway's own work for a client request goes on while an upstream waits for an answer
+(the upstream's `sampling/createMessage`, `elicitation/create` or `roots/list`, or what an
+upstream of that revision asks in its own `input_required` result). So for a `tools/call`,
+`prompts/get` or `resources/read` of such a client (`InputRounds.serve`), that work runs in a
+task of its own, held under a `requestState` the gateway makes. Each question it puts to the
+client (`Rounds.ask`) answers the client's request with an `input_required` result; the
+client's retry with that `requestState` gives the answers to the waiting upstream, and waits
+for the work's next questions or its result.
+
+A `requestState` is a random token the gateway keeps, valid for the identity and the request
+it was given for; any other is refused as the SDK's own servers refuse one (`-32602`,
+"Invalid or expired requestState"). A question the client leaves unanswered for
+`ANSWER_WAIT` seconds is answered to the upstream with an error, and a result the client does
+not come back for is forgotten after `RESULT_KEPT` seconds. A client that cancels its
+request, or disconnects while waiting, cancels the work.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ValidationError
+
+logger = logging.getLogger("toolscout.gateway")
+
+#: Seconds a question waits for the client to come back with its answer.
+ANSWER_WAIT = 600.0
+#: Seconds a finished request's result waits for the client to come back for it.
+RESULT_KEPT = 60.0
+#: The SDK's own answer to a `requestState` it did not make (`mcp.server.request_state`).
+_INVALID_STATE = "Invalid or expired requestState"
+_ResultT = TypeVar("_ResultT")
+
+Question = tuple[types.InputRequest, type[BaseModel]]
+"""A request to put to the client, and the type its answer must have."""
+
+
+@dataclass(eq=False)
+class _Question:
+    request: types.InputRequest
+    answer_type: type[BaseModel]
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    answer: BaseModel | types.ErrorData | None = None
+
+
+class Rounds(Generic[_ResultT]):
+    """One client request served across rounds of `input_required`: its work's questions to
+    the client, and its outcome."""
+
+    def __init__(self, state: str, owner: str) -> None:
+        self.state = state
+        """The `requestState` the client sends back."""
+        self.owner = owner
+        """Who may send it back: the identity and the request it was given for."""
+        self._questions: dict[str, _Question] = {}
+        self._keys = itertools.count(1)
+        self._changed = anyio.Event()
+        self._done = anyio.Event()
+        self._result: _ResultT | None = None
+        self._error: BaseException | None = None
+        self._scope = anyio.CancelScope()
+
+    async def ask(
+        self, questions: Mapping[str, Question]
+    ) -> dict[str, BaseModel | types.ErrorData]:
+        """Put these questions to the client together, in the next `input_required` result;
+        the answers by the same keys, once the client has given them all (an `ErrorData` for
+        one it answered with a malformed result, or left unanswered for `ANSWER_WAIT` s)."""
+        # By the caller's key: the key the client is asked under, and the question.
+        asked: dict[str, tuple[str, _Question]] = {}
+        for name, (request, answer_type) in questions.items():
+            key = f"{next(self._keys)}-{name}"
+            asked[name] = key, _Question(request, answer_type)
+            self._questions[key] = asked[name][1]
+        self._changed.set()
+        try:
+            with anyio.move_on_after(ANSWER_WAIT):
+                for _, question in asked.values():
+                    await question.answered.wait()
+        finally:  # answered, or withdrawn: the upstream gave up, or the wait is over
+            for key, _ in asked.values():
+                self._questions.pop(key, None)
+        unanswered = types.ErrorData(
+            code=types.INVALID_REQUEST,
+            message=f"the client did not come back with an answer within {ANSWER_WAIT:g} s",
+        )
+        return {name: question.answer or unanswered for name, (_, question) in asked.items()}
+
+    def answer(self, responses: Mapping[str, types.InputResponse] | None) -> None:
+        """Give the waiting questions the client's answers (by the keys it was asked with);
+        answers to questions no longer asked are dropped."""
+        for key, response in (responses or {}).items():
+            question = self._questions.get(key)
+            if question is None or question.answered.is_set():
+                continue
+            dumped = response.model_dump(by_alias=True, mode="json", exclude_none=True)
+            try:
+                question.answer = question.answer_type.model_validate(dumped)
+            except ValidationError:
+                question.answer = types.ErrorData(
+                    code=types.INVALID_REQUEST,
+                    message="the client answered with a malformed result",
+                )
+            question.answered.set()
+
+    async def run(self, work: Callable[[Rounds[_ResultT]], Awaitable[_ResultT]]) -> None:
+        """Do the request's work, keeping its result or its error."""
+        with self._scope:
+            try:
+                self._result = await work(self)
+            except Exception as error:  # the client's retry raises it
+                self._error = error
+        if self._scope.cancelled_caught:
+            self._error = MCPError(types.INTERNAL_ERROR, "The request was cancelled.")
+        self._done.set()
+        self._changed.set()
+
+    def cancel(self) -> None:
+        self._scope.cancel()
+
+    async def next_round(self) -> _ResultT | types.InputRequiredResult:
+        """The work's result once it has one, or the questions it waits on now.
+
+        Raises:
+            Exception: what the work raised.
+        """
+        while True:
+            if self._done.is_set():
+                if self._error is not None:
+                    raise self._error
+                return self._result  # type: ignore[return-value]  # set by a work that returned
+            waiting = {
+                key: question.request
+                for key, question in self._questions.items()
+                if not question.answered.is_set()
+            }
+            if waiting:
+                return types.InputRequiredResult(input_requests=waiting, request_state=self.state)
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
+
+class InputRounds:
+    """The client requests of the 2026-07-28 revision whose work goes on across rounds of
+    `input_required`, by `requestState`. `run` must be running (the gateway runs it) for
+    requests to be held; until then, they are served in one round, and asking their client
+    is refused."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, Rounds[Any]] = {}
+        self._tasks: anyio.abc.TaskGroup | None = None
+
+    async def run(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Hold requests' work until cancelled; the work still under way is cancelled then."""
+        async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
+            task_status.started()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                self._tasks = None
+                self._held.clear()
+                tasks.cancel_scope.cancel()
+
+    async def serve(
+        self,
+        params: types.InputResponseRequestParams,
+        owner: str,
+        work: Callable[[Rounds[_ResultT] | None], Awaitable[_ResultT]],
+    ) -> _ResultT | types.InputRequiredResult:
+        """Serve one round of a client's request: start its work (no `requestState`), or
+        give the work the answers the client sent back; then wait for the work's result or
+        its next questions.
+
+        Args:
+            params: The request's parameters, as the client sent them this round.
+            owner: Who sends it and what it asks, without the round's own fields
+                (`request_owner`): a `requestState` is only taken back from the same.
+            work: Serves the request; given its `Rounds` to ask the client through, or None
+                when requests cannot be held.
+
+        Raises:
+            MCPError: a `requestState` the gateway did not give this owner, or that expired.
+        """
+        if params.request_state is None:
+            if self._tasks is None:
+                return await work(None)
+            rounds: Rounds[_ResultT] = Rounds(secrets.token_urlsafe(24), owner)
+            self._held[rounds.state] = rounds
+            self._tasks.start_soon(self._hold, rounds, work)
+        else:
+            held = self._held.get(params.request_state)
+            if held is None or held.owner != owner:
+                raise MCPError(types.INVALID_PARAMS, _INVALID_STATE)
+            rounds = held
+            rounds.answer(params.input_responses)
+        try:
+            outcome = await rounds.next_round()
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled the request, or went away: nobody will come back for it.
+            self._held.pop(rounds.state, None)
+            rounds.cancel()
+            raise
+        except Exception:
+            self._held.pop(rounds.state, None)
+            raise
+        if not isinstance(outcome, types.InputRequiredResult):
+            self._held.pop(rounds.state, None)
+        return outcome
+
+    async def _hold(
+        self,
+        rounds: Rounds[_ResultT],
+        work: Callable[[Rounds[_ResultT] | None], Awaitable[_ResultT]],
+    ) -> None:
+        await rounds.run(work)
+        await anyio.sleep(RESULT_KEPT)
+        if self._held.get(rounds.state) is rounds:
+            logger.debug("a client of MCP 2026-07-28 did not come back for a request's result")
+            del self._held[rounds.state]
+
+
+def request_owner(identity: str | None, method: str, params: types.RequestParams) -> str:
+    """Who sent a request and what it asks, leaving out what changes from round to round
+    (`_meta`, `inputResponses`, `requestState`): the retry of a request must be the same."""
+    asked = params.model_dump(
+        by_alias=True,
+        mode="json",
+        exclude_none=True,
+        exclude={"meta", "input_responses", "request_state"},
+    )
+    return json.dumps([identity, method, asked], sort_keys=True)
