@@ -87,9 +87,9 @@ class ToolSearch:
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         if index is not None and index.catalog is not self.catalog:
             raise ToolSearchConfigError("index must search the same Catalog object as catalog")
-        # The index's default corpus leaves out tools marked `pinned`, and only those: which
-        # tools a search may return is this class's question (`is_pinned`). Indexing them
-        # too would shift every BM25 score of a catalog that has some.
+        # The index ranks every tool of the catalog; each search hands it the view's
+        # deferred tools as the ones it may return (`SearchScope`), so that `find` can still
+        # say a pinned tool matched.
         self.index = index or ToolIndex(self.catalog, engine=self.config.engine)
         self.filter = filter
         self._discoveries = Discoveries(store, self.config.store_timeout)
