@@ -1,6 +1,7 @@
 """One scenario every integration runs, checked against what the core does with the same
-tools and settings: the pinned tool is always sent and never found, `max_results` caps what
-the model asks for, and a tool the filter denies is found by no search and runs by no call."""
+tools and settings: the pinned tool is always sent and never found (not even by a query that
+describes it best), `max_results` caps what the model asks for, and a tool the filter denies
+is found by no search and runs by no call."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ PINNED = "ping"
 #: Matches many tools; max_results keeps two, whatever the model asks for.
 BROAD_QUERY = "text email event weather"
 DENIED_QUERY = "delete every file in a folder"
+#: The pinned tool's own words: the index ranks it first, and search still never returns it.
+PINNED_QUERY = "check that a host answers on the network"
 ASKED_FOR = 9
 
 # BM25: the scenario is about the protocol, and its rankings are exact to the last digit in
@@ -85,6 +88,8 @@ class Observed:
     """Tools found for `DENIED_QUERY`."""
     denied_call: str
     """The answer to a direct call of the denied tool."""
+    pinned_query: list[str]
+    """Tools found for `PINNED_QUERY`."""
 
 
 #: The scenario's calls, in order, as (tool name, arguments).
@@ -92,6 +97,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_tools", {"queries": [BROAD_QUERY], "max_results": ASKED_FOR}),
     ("search_tools", {"queries": [DENIED_QUERY]}),
     (DENIED, {"folder": "/"}),
+    ("search_tools", {"queries": [PINNED_QUERY]}),
 ]
 
 
@@ -110,6 +116,7 @@ def core(catalog: Catalog) -> Observed:
         found_names(answers[0]),
         found_names(answers[1]),
         answers[2],
+        found_names(answers[3]),
     )
 
 
@@ -118,7 +125,15 @@ def assert_same_as_core(observed: Observed, catalog: Catalog) -> None:
     assert expected.first_tools == [PINNED, "search_tools", "load_tool"]
     assert len(expected.broad) == SETTINGS.max_results and PINNED not in expected.broad
     assert DENIED not in expected.denied
+    assert PINNED not in expected.pinned_query
+    assert search_ranks_first(PINNED_QUERY, catalog) == PINNED
     assert observed.first_tools == expected.first_tools
     assert observed.broad == expected.broad
     assert observed.denied == expected.denied
     assert DENIED in observed.denied_call and "Unknown tool" in observed.denied_call
+    assert observed.pinned_query == expected.pinned_query
+
+
+def search_ranks_first(query: str, catalog: Catalog) -> str:
+    """The tool the core's index ranks first for `query`, pinned or not."""
+    return SETTINGS.build(catalog).index.search(query)[0].tool.name

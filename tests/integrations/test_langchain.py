@@ -166,6 +166,7 @@ class TestMiddleware:
                 parity.found_names(searches[0]),
                 parity.found_names(searches[1]),
                 model.returned(parity.DENIED)[0],
+                parity.found_names(searches[2]),
             ),
             catalog_from_tools(TOOLS),
         )

@@ -167,6 +167,7 @@ class TestToolScout:
                 parity.found_names(searches[0]),
                 parity.found_names(searches[1]),
                 output[parity.DENIED][0],
+                parity.found_names(searches[2]),
             ),
             Catalog(
                 [

@@ -238,6 +238,7 @@ class TestToolScoutCapability:
                 parity.found_names(searches[0]),
                 parity.found_names(searches[1]),
                 script.returned(parity.DENIED)[0],
+                parity.found_names(searches[2]),
             ),
             pydantic_ai_catalog(),
         )

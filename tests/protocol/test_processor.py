@@ -159,6 +159,33 @@ class TestLazyMode:
         assert call(search, "search_tools", queries=["weather"]).is_error
 
 
+class TestPinnedToolsAreNeverFound:
+    """The index ranks every tool; `search_tools` hands each search only the deferred ones,
+    whichever of the three names pins a tool."""
+
+    @pytest.mark.parametrize("engine", ["bm25", "regex", "hybrid"])
+    @pytest.mark.parametrize("mode", ["load", "auto_load", "proxy"])
+    @pytest.mark.parametrize("how", ["pinned", "not deferred", "config"])
+    def test_not_even_by_its_name_or_its_own_words(self, engine: str, mode: str, how: str) -> None:
+        radar = plain_tool("weather_radar", "Show the weather radar.")
+        options: dict[str, Any] = {}
+        if how == "pinned":
+            radar = radar.model_copy(update={"pinned": True})
+        elif how == "not deferred":
+            radar = radar.model_copy(update={"deferred": False})
+        else:
+            options["pinned"] = ["weather_radar"]
+        search = make_search(
+            make_catalog(radar), engine=engine, mode=mode, threshold=0, max_results=20, **options
+        )
+        for query in ["weather_radar", "weather radar", "radar"]:
+            assert search.index.search(query, threshold=0)[0].tool.name == "weather_radar"
+            result = call(search, "search_tools", queries=[query])
+            found = json.loads(result.content)["results"][0]["tools"]
+            assert "weather_radar" not in [tool["name"] for tool in found]
+        assert names(search.prepare("t1"))[:3] == ["ping", "whoami", "weather_radar"]
+
+
 class TestPromptCachePrefix:
     @pytest.mark.parametrize("mode", ["load", "auto_load", "proxy", "lazy"])
     def test_each_step_extends_the_previous_list_byte_for_byte(self, mode: str) -> None:

@@ -1,4 +1,5 @@
-"""`ToolIndex` over a live catalog: changes at run time, pinned tools, filters, engine choice."""
+"""`ToolIndex` over a live catalog: changes at run time, every tool searched, filters, engine
+choice."""
 
 from __future__ import annotations
 
@@ -215,45 +216,48 @@ class TestReanalysis:
         assert analyse_calls == []
 
 
-class TestPinnedTools:
-    def test_pinned_tools_are_never_results(self, engine: str) -> None:
+class TestEveryToolIsSearched:
+    """The index ranks every tool it is handed; keeping pinned tools out of results is tool
+    search's rule (`toolscout.protocol.view`), asked through `filter`."""
+
+    def test_pinned_tools_are_ranked_like_any_other(self, engine: str) -> None:
         pinned = make_tool("get_current_weather", "Get the current weather.", pinned=True)
         tools = [pinned, *standard_tools()[1:]]
         index = make_index(tools, engine, threshold=0)
-        for query in ["get_current_weather", "current weather", "weather"]:
-            assert "get_current_weather" not in names(index.search(query, k=20))
-        assert "get_current_weather" not in [tool.name for tool in index.tools]
+        for query in ["get_current_weather", "current weather"]:
+            assert names(index.search(query, k=20))[0] == "get_current_weather"
+        assert "get_current_weather" in [tool.name for tool in index.tools]
 
-    def test_pinning_at_run_time_hides_the_tool(self, catalog: Catalog, engine: str) -> None:
+    def test_pinning_at_run_time_leaves_the_results_as_they_were(
+        self, catalog: Catalog, engine: str
+    ) -> None:
         index = make_index(catalog, engine)
-        assert "delete_file" in names(index.search("delete"))
+        before = index.search("delete", k=20, threshold=0)
         catalog.replace(catalog["files__delete_file"].model_copy(update={"pinned": True}))
-        assert "delete_file" not in names(index.search("delete", k=20, threshold=0))
+        after = index.search("delete", k=20, threshold=0)
+        assert "delete_file" in names(after)
+        assert names(after) == names(before)
+        assert [hit.score for hit in after] == pytest.approx([hit.score for hit in before])
 
-    def test_unpinning_at_run_time_makes_the_tool_searchable(self, engine: str) -> None:
-        pinned = make_tool("track_zeppelin", "Track a zeppelin.", pinned=True)
-        catalog = make_catalog(pinned, *standard_tools())
-        index = make_index(catalog, engine)
-        assert names(index.search("zeppelin")) == []
-        catalog.replace(pinned.model_copy(update={"pinned": False}))
-        assert names(index.search("zeppelin")) == ["track_zeppelin"]
-
-    def test_a_catalog_of_only_pinned_tools_finds_nothing(self, engine: str) -> None:
+    def test_a_catalog_of_only_pinned_tools_finds_them(self, engine: str) -> None:
         index = make_index([make_tool("weather", "Weather.", pinned=True)], engine)
-        results = index.search("weather")
-        assert list(results) == []
-        assert results.notice
+        assert names(index.search("weather")) == ["weather"]
 
-
-class TestCorpus:
-    def test_a_corpus_decides_which_tools_are_searched(self, engine: str) -> None:
+    def test_a_filter_keeps_tools_out_of_the_results_not_out_of_the_ranking(
+        self, engine: str
+    ) -> None:
         pinned = make_tool("get_current_weather", "Get the current weather.", pinned=True)
         tools = [pinned, *standard_tools()[1:]]
-        everything = make_index(tools, engine, threshold=0, corpus=lambda tool: True)
-        assert "get_current_weather" in names(everything.search("current weather", k=20))
-        assert "get_current_weather" in [tool.name for tool in everything.tools]
-        no_files = make_index(tools, engine, threshold=0, corpus=lambda t: t.namespace != "files")
-        assert not [hit for hit in no_files.search("file", k=20) if hit.tool.namespace == "files"]
+        index = make_index(tools, engine, threshold=0)
+        unpinned = lambda tool: not tool.pinned  # noqa: E731 - the rule tool search hands in
+        for query in ["get_current_weather", "current weather", "weather"]:
+            results = index.search(query, k=20, filter=unpinned)
+            assert "get_current_weather" not in names(results)
+        # The statistics are the whole catalog's: a filtered search scores a tool as an
+        # unfiltered one does.
+        everything = {hit.tool.name: hit.score for hit in index.search("weather", k=20)}
+        for hit in index.search("weather", k=20, filter=unpinned):
+            assert hit.score == pytest.approx(everything[hit.tool.name])
 
 
 def _numbered_twins(count: int) -> list[Tool]:

@@ -143,11 +143,15 @@ class TestSameInterfaceAsBM25:
         assert names(results) and all(hit.tool.namespace == "github" for hit in results)
         assert len(results) == 2
 
-    def test_pinned_tools_are_never_hits(self, semantic_engine: str, cache_folder: Path) -> None:
+    def test_pinned_tools_are_ranked_and_a_filter_leaves_them_out(
+        self, semantic_engine: str, cache_folder: Path
+    ) -> None:
         tools = [*standard_tools(), make_tool("get_air_quality", "Air quality of a city.")]
         tools[0] = tools[0].model_copy(update={"pinned": True})
         index = semantic_index(tools, semantic_engine, cache_folder)
-        assert "get_current_weather" not in names(index.search("weather", k=20, threshold=0))
+        assert "get_current_weather" in names(index.search("weather", k=20, threshold=0))
+        unpinned = index.search("weather", k=20, threshold=0, filter=lambda t: not t.pinned)
+        assert "get_current_weather" not in names(unpinned)
 
     def test_empty_query_and_empty_catalog_say_why(
         self, semantic_engine: str, cache_folder: Path

@@ -1,4 +1,5 @@
-"""`toolscout search`: the tools a query finds, ranked, with the words that matched."""
+"""`toolscout search`: what `search_tools` returns for a query, ranked, with the words that
+matched, and the tools the ranking has that it leaves out, and why (`ToolSearch.find`)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,24 @@ from rich.text import Text
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 from toolscout.cli.config_file import ConfigOption, tool_search_settings
-from toolscout.search.choices import DEFAULT_THRESHOLDS, MAX_K, EngineName
+from toolscout.protocol.choices import MAX_RESULTS_LIMIT
+from toolscout.search.choices import DEFAULT_THRESHOLDS, EngineName
 
 # The command's work is imported when it runs, so that `toolscout --help` stays quick.
 if TYPE_CHECKING:
     from toolscout.catalog import Tool
-    from toolscout.search import MatchedTerm, SearchResults
+    from toolscout.config import ToolSearchSettings
+    from toolscout.protocol import FoundTool, LeftOutTool, QueryAnswer, SearchAnswer
+    from toolscout.search import MatchedTerm, SearchHit
 
 _HIGHLIGHT = "bold yellow"
 _BAR_CELLS = 10
 _DESCRIPTION_CHARS = 160
+#: Left-out tools the table shows per reason that can hold many (`--json` lists them all).
+_LEFT_OUT_SHOWN = 3
+_MANY_LEFT_OUT = ("below_threshold", "past_max_results")
+#: The option that overrides each setting, to name it in a mistake.
+_OPTION_OF = {"engine": "--engine", "max_results": "-k", "threshold": "--threshold"}
 
 
 def search(
@@ -49,7 +58,8 @@ def search(
         int | None,
         typer.Option(
             "-k",
-            help=f"How many tools to show at most (1-{MAX_K}). "
+            help=f"The max_results to search with: how many tools search_tools returns at "
+            f"most (1-{MAX_RESULTS_LIMIT}; tools ranked after them are listed as left out). "
             "Default: the config file's max_results, or 5.",
             show_default=False,
         ),
@@ -57,8 +67,9 @@ def search(
     threshold: Annotated[
         float | None,
         typer.Option(
-            help="Lowest normalized score (0-1) a tool needs to be shown; 0 shows every match. "
-            "Default: the config file's threshold, or the engine's own: "
+            help="Lowest normalized score (0-1) the best tool needs for search_tools to "
+            "return anything; 0 returns every match. Default: the config file's threshold, "
+            "or the engine's own: "
             + ", ".join(
                 f"{name} {value}" for name, value in DEFAULT_THRESHOLDS.items() if name != "regex"
             )
@@ -70,45 +81,80 @@ def search(
         bool,
         typer.Option(
             "--json",
-            help="Print the results as JSON instead: the query, the engine, the notice (why "
-            "nothing or less was found, or null) and the hits.",
+            help="Print the answer as JSON instead: the query, the engine, mode, max_results "
+            "and threshold it ran with, the notice (why nothing was found, or null), the hits "
+            "and the tools left out, each with why.",
         ),
     ] = False,
     config: ConfigOption = None,
 ) -> None:
-    """Search a tool catalog: the best tools for QUERY, best first."""
-    from toolscout.search import ToolIndex, pattern_problem
+    """What search_tools returns for QUERY, best first, and the tools it leaves out and why.
+
+    Searches as tool search does with the config file's settings (its engine, mode,
+    max_results, threshold and always_available tools); --engine, -k and --threshold
+    override them. Pinned tools are never returned: they are sent with every request."""
+    from toolscout.protocol import ContextStore
+    from toolscout.search import pattern_problem
 
     if not query.strip():
         raise typer.BadParameter(
             'it is empty; say what the tool should do, e.g. "send an email"', param_hint="QUERY"
         )
-    settings = tool_search_settings(config)
-    engine = engine or settings.engine
+    settings = _with_options(
+        tool_search_settings(config), engine=engine, max_results=k, threshold=threshold
+    )
     # A pattern the regex engine cannot run is the user's mistake, not a search that found
     # nothing; the engine's notice says what is wrong with it.
-    if engine == "regex" and (problem := pattern_problem(query)) is not None:
+    if settings.engine == "regex" and (problem := pattern_problem(query)) is not None:
         raise typer.BadParameter(problem, param_hint="QUERY")
-    k = settings.max_results if k is None else k
-    threshold = settings.threshold if threshold is None else threshold
     tools = load_catalog(catalog)
-    index = ToolIndex(tools, engine=engine)
-    results = index.search(query, k=k, threshold=threshold)
-    if index.engine_choice.reason is not None:
-        Console(stderr=True).print(Text(str(index.engine_choice), style="dim"))
+    # The command only asks: no store is opened, whatever the file says.
+    tool_search = settings.build(tools, store=ContextStore())
+    answer = tool_search.find(query)
+    choice = tool_search.index.engine_choice
+    if choice.reason is not None:
+        Console(stderr=True).print(Text(str(choice), style="dim"))
+    (result,) = answer.queries
     if as_json:
-        output = _as_json(results, engine=index.engine_name)
+        output = _as_json(answer, engine=choice.name, mode=settings.mode)
         typer.echo(json.dumps(output, indent=2, ensure_ascii=False))
         return
-    if results:
-        Console().print(_results_table(results, catalog_size=len(tools), engine=index.engine_name))
-    if results.notice:
-        Console().print(Text(results.notice, style="yellow"))
+    console = Console()
+    if result.found:
+        console.print(_results_table(result, catalog_size=len(tools), engine=choice.name))
+    if result.notice:
+        console.print(Text(result.notice, style="yellow"))
+    if result.left_out:
+        console.print(_left_out_table(result.left_out))
 
 
-def _results_table(results: SearchResults, *, catalog_size: int, engine: str) -> Table:
+def _with_options(settings: ToolSearchSettings, **options: Any) -> ToolSearchSettings:
+    """`settings` with the options given on the command line, validated as the same keys of
+    a config file are; a mistake names the option.
+
+    Raises:
+        typer.BadParameter: a value the setting does not take.
+    """
+    from pydantic import ValidationError
+
+    from toolscout.config.messages import problem
+
+    given = {name: value for name, value in options.items() if value is not None}
+    if not given:
+        return settings
+    data = settings.model_dump(by_alias=True)
+    data.update(given)
+    try:
+        return type(settings).model_validate(data)
+    except ValidationError as error:
+        detail = error.errors(include_url=False)[0]
+        option = _OPTION_OF.get(str(detail["loc"][0]), str(detail["loc"][0]))
+        raise typer.BadParameter(problem(detail, type(settings)), param_hint=option) from None
+
+
+def _results_table(result: QueryAnswer, *, catalog_size: int, engine: str) -> Table:
     table = Table(
-        title=Text(f"{len(results)} of {catalog_size} tools for {results.query!r} ({engine})"),
+        title=Text(f"{len(result.found)} of {catalog_size} tools for {result.query!r} ({engine})"),
         title_justify="left",
     )
     table.add_column("#", justify="right", no_wrap=True)
@@ -116,15 +162,54 @@ def _results_table(results: SearchResults, *, catalog_size: int, engine: str) ->
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("relevance", no_wrap=True)
     table.add_column("description")
-    for hit in results:
+    for position, entry in enumerate(result.found, start=1):
+        terms = _terms(entry.hit)
         table.add_row(
-            str(hit.rank),
-            _tool_label(hit.tool, hit.matched_terms),
-            f"{hit.score:.2f}",
-            _relevance_bar(hit.normalized_score),
-            _description(hit.tool, hit.matched_terms),
+            str(position),
+            _tool_label(entry.tool, terms),
+            f"{entry.hit.score:.2f}" if entry.hit is not None else "-",
+            _relevance_bar(entry.normalized_score),
+            _description(entry.tool, terms),
         )
     return table
+
+
+def _left_out_table(left_out: Sequence[LeftOutTool]) -> Table:
+    """The left-out tools: every one pinned, filtered or returned by an earlier query, and
+    the first few below the threshold and past max_results; a caption counts the rest."""
+    shown = []
+    counts = dict.fromkeys(_MANY_LEFT_OUT, 0)
+    for entry in left_out:
+        if entry.reason in counts:
+            counts[entry.reason] += 1
+            if counts[entry.reason] > _LEFT_OUT_SHOWN:
+                continue
+        shown.append(entry)
+    more = len(left_out) - len(shown)
+    others = f"{len(left_out)} other tool{'s' if len(left_out) > 1 else ''}"
+    table = Table(
+        title=Text(f"Left out: {others} the ranking has"),
+        title_justify="left",
+        caption=Text(f"and {more} more; --json lists them all", style="dim") if more else None,
+        caption_justify="left",
+    )
+    table.add_column("ranked", justify="right", no_wrap=True)
+    table.add_column("tool", no_wrap=True)
+    table.add_column("relevance", justify="right", no_wrap=True)
+    table.add_column("why")
+    for entry in shown:
+        table.add_row(
+            str(entry.hit.rank),
+            _tool_label(entry.tool, ()),
+            f"{entry.hit.normalized_score:.2f}",
+            entry.detail,
+        )
+    return table
+
+
+def _terms(hit: SearchHit | None) -> Sequence[MatchedTerm]:
+    """The matched terms of a hit; none for an exact name the ranking does not have."""
+    return hit.matched_terms if hit is not None else ()
 
 
 def _tool_label(tool: Tool, matched_terms: Sequence[MatchedTerm]) -> Text:
@@ -159,34 +244,49 @@ def _relevance_bar(normalized_score: float) -> Text:
     )
 
 
-def _as_json(results: SearchResults, *, engine: str) -> dict[str, Any]:
+def _as_json(answer: SearchAnswer, *, engine: str, mode: str) -> dict[str, Any]:
+    (result,) = answer.queries
     return {
-        "query": results.query,
+        "query": result.query,
         "engine": engine,
-        "notice": results.notice,
-        "hits": _hits_as_json(results),
+        "mode": mode,
+        "max_results": answer.max_results,
+        "threshold": answer.threshold,
+        "notice": result.notice,
+        "hits": [_hit_as_json(position, entry) for position, entry in enumerate(result.found, 1)],
+        "left_out": [_left_out_as_json(entry) for entry in result.left_out],
     }
 
 
-def _hits_as_json(results: SearchResults) -> list[dict[str, Any]]:
-    return [
-        {
-            "rank": hit.rank,
-            "id": hit.tool.id,
-            "name": hit.tool.name,
-            "namespace": hit.tool.namespace,
-            "score": hit.score,
-            "normalized_score": hit.normalized_score,
-            "matched_terms": [
-                {
-                    "query_term": term.query_term,
-                    "index_term": term.index_term,
-                    "fields": list(term.fields),
-                    "kind": term.kind,
-                }
-                for term in hit.matched_terms
-            ],
-            "definition": hit.tool.model_dump(mode="json"),
-        }
-        for hit in results
-    ]
+def _hit_as_json(position: int, entry: FoundTool) -> dict[str, Any]:
+    return {
+        "rank": position,
+        "id": entry.tool.id,
+        "name": entry.tool.name,
+        "namespace": entry.tool.namespace,
+        "score": entry.hit.score if entry.hit is not None else None,
+        "normalized_score": entry.normalized_score,
+        "matched_terms": [
+            {
+                "query_term": term.query_term,
+                "index_term": term.index_term,
+                "fields": list(term.fields),
+                "kind": term.kind,
+            }
+            for term in _terms(entry.hit)
+        ],
+        "definition": entry.tool.model_dump(mode="json"),
+    }
+
+
+def _left_out_as_json(entry: LeftOutTool) -> dict[str, Any]:
+    return {
+        "ranked": entry.hit.rank,
+        "id": entry.tool.id,
+        "name": entry.tool.name,
+        "namespace": entry.tool.namespace,
+        "score": entry.hit.score,
+        "normalized_score": entry.hit.normalized_score,
+        "reason": entry.reason,
+        "detail": entry.detail,
+    }

@@ -14,13 +14,12 @@ import logging
 import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.errors import StateStoreError, StoreUnavailableError, ToolSearchConfigError
 from toolscout.protocol import meta_tools, results
-from toolscout.protocol.arguments import ArgumentChecker
 from toolscout.protocol.config import ToolSearchConfig, build_config
 from toolscout.protocol.definitions import (
     DefinitionKind,
@@ -41,6 +40,9 @@ from toolscout.protocol.stats import StatsRecorder, ToolSearchStats
 from toolscout.protocol.view import CatalogView, catalog_view, check_clashes, is_pinned
 from toolscout.search import ToolIndex
 from toolscout.state.base import StateStore
+
+if TYPE_CHECKING:
+    from toolscout.protocol.arguments import ArgumentChecker
 
 logger = logging.getLogger("toolscout.protocol")
 
@@ -87,15 +89,15 @@ class ToolSearch:
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         if index is not None and index.catalog is not self.catalog:
             raise ToolSearchConfigError("index must search the same Catalog object as catalog")
-        # The index's default corpus leaves out tools marked `pinned`, and only those: which
-        # tools a search may return is this class's question (`is_pinned`). Indexing them
-        # too would shift every BM25 score of a catalog that has some.
+        # The index ranks every tool of the catalog; each search hands it the view's
+        # deferred tools as the ones it may return (`SearchScope`), so that `find` can still
+        # say a pinned tool matched.
         self.index = index or ToolIndex(self.catalog, engine=self.config.engine)
         self.filter = filter
         self._discoveries = Discoveries(store, self.config.store_timeout)
         self._lock = threading.Lock()
         self._view_cache: CatalogView | None = None
-        self._arguments = ArgumentChecker()
+        self._arguments: ArgumentChecker | None = None
         self._stats = StatsRecorder()
         self._view()  # a clash with a meta-tool name is reported now, not at the first step
 
@@ -601,13 +603,23 @@ class ToolSearch:
     async def _invalid_arguments(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """What is wrong with the arguments, checked off the event loop in bounded time
         (`toolscout.protocol.arguments`)."""
-        problems = await self._arguments.aproblems(tool, arguments)
+        problems = await self._argument_checker().aproblems(tool, arguments)
         if not problems:
             return None
         view = self._view()
         expected = "\n".join(results.compact_definition(view.definition(tool, "discovered")))
         name = view.wire_name(tool)
         return f"Invalid arguments for {name}: {'; '.join(problems)}. Expected:\n{expected}"
+
+    def _argument_checker(self) -> ArgumentChecker:
+        # Built by the first call to a tool: jsonschema takes a tenth of a second to import,
+        # which a `ToolSearch` that only prepares and searches (`find`, the CLI) never needs.
+        with self._lock:
+            if self._arguments is None:
+                from toolscout.protocol.arguments import ArgumentChecker
+
+                self._arguments = ArgumentChecker()
+            return self._arguments
 
     def _error(self, call: ToolCall, message: str) -> ToolResult:
         return ToolResult(

@@ -5,9 +5,10 @@ names the model calls them by.
 every step and is never a search result. A tool is pinned when it is marked `pinned`, when it
 is not `deferred` (the two flags say the same to the protocol), or when its id is in
 `ToolSearchConfig.pinned` (the config file's `always_available`). `is_pinned` is the rule;
-everything else asks it. Whether a tool is part of the *searchable corpus* is a separate
-question, the index's (`ToolIndex(corpus=...)`: by default every tool not marked `pinned`);
-whatever the index ranks, tool search keeps pinned tools out of its results.
+everything else asks it. The index ranks whatever catalog it is given, every tool of it;
+which of its tools a search may return is this module's answer, which tool search hands each
+search as its filter (`CatalogView.deferred_ids`). So a pinned tool is never a result, and
+`ToolSearch.find` can still say that it matched and why it was left out.
 """
 
 from __future__ import annotations

@@ -71,9 +71,10 @@ class ToolIndex:
 
     The index follows its catalog: tools added, removed or replaced are searchable (or gone)
     at the next search; BM25 re-analyses and semantic search re-embeds only the tools whose
-    text changed (regex lays out the catalog's text anew, which is cheap). It searches the
-    tools `corpus` keeps: by default every tool not marked `pinned`, since a pinned tool is
-    always visible to the model and so never a search result.
+    text changed (regex lays out the catalog's text anew, which is cheap). It searches every
+    tool of its catalog, whatever the tool's flags: which tools a search may *return* is the
+    caller's question, asked with `filter` (tool search keeps its pinned tools out that way,
+    `toolscout.protocol.view`).
 
     Args:
         catalog: a `Catalog`, or tool definitions in any shape a `Catalog` accepts.
@@ -95,10 +96,6 @@ class ToolIndex:
             a table") on its own as well as the whole, and interleave the rankings, so that
             every need's best tools reach the top k (`toolscout.search.needs`). Patterns
             (regex) are never split.
-        corpus: which of the catalog's tools are searched (`tool -> bool`); the tools not
-            marked `pinned` if None. The corpus decides the statistics every score is
-            computed from; which of its tools a search may *return* is the caller's
-            question (`filter`), as `ToolSearch` asks it.
     """
 
     def __init__(
@@ -112,14 +109,12 @@ class ToolIndex:
         semantic: SemanticOptions | None = None,
         hybrid: HybridOptions | None = None,
         split_needs: bool = True,
-        corpus: ToolFilter | None = None,
     ) -> None:
         self.engine_choice = choose_engine(engine)
         self.engine_name: RankingEngine = self.engine_choice.name
         self._engine = _make_engine(self.engine_name, bm25, regex, semantic, hybrid)
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
         self.threshold = effective_threshold(self.engine_name, threshold)
-        self._corpus = corpus or _not_pinned
         self.split_needs = split_needs and self.engine_name != "regex"
         self._lock = threading.RLock()
         self._version = -1
@@ -232,7 +227,7 @@ class ToolIndex:
 
     @property
     def tools(self) -> list[Tool]:
-        """The searchable tools (the catalog's tools `corpus` keeps), in catalog order."""
+        """The searched tools: the catalog's, in catalog order."""
         return list(self._current_tools())
 
     def _current_tools(self) -> list[Tool]:
@@ -241,9 +236,8 @@ class ToolIndex:
                 return self._tools
             version, tools = self.catalog.snapshot()
             if version != self._version:
-                searchable = [tool for tool in tools if self._corpus(tool)]
-                self._engine.rebuild(searchable)
-                self._tools, self._version = searchable, version
+                self._engine.rebuild(tools)
+                self._tools, self._version = tools, version
             return self._tools
 
     def _accept(
@@ -376,10 +370,6 @@ def effective_threshold(engine: RankingEngine, *thresholds: float | None) -> flo
     """
     chosen = next((value for value in reversed(thresholds) if value is not None), None)
     return _check_threshold(DEFAULT_THRESHOLDS[engine] if chosen is None else chosen)
-
-
-def _not_pinned(tool: Tool) -> bool:
-    return not tool.pinned
 
 
 def _check_threshold(threshold: object) -> float:
