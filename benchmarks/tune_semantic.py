@@ -609,7 +609,14 @@ def _thresholds_table(
         unlimited = measure(0.0).senses_recall
         rows = [measure(threshold) for threshold in THRESHOLDS]
         cut = next((row.threshold for row in rows if row.senses_recall < unlimited), 1.0)
-        chosen = round(cut - 0.01 - SENSES_MARGIN, 2)
+        safe = [row for row in rows if row.threshold <= round(cut - 0.01 - SENSES_MARGIN, 2)]
+        # Of the thresholds that keep the senses' right tools, the lowest that refuses as many
+        # of the reworded requests no tool serves as any: a higher one refuses no more of
+        # them, only cuts more right answers.
+        most_refused = max((row.abstained["reworded"] for row in safe), default=0.0)
+        chosen = next(
+            (row.threshold for row in safe if row.abstained["reworded"] >= most_refused), 0.0
+        )
         for row in rows:
             if round(row.threshold * 20, 6).is_integer() or row.threshold == chosen:
                 table.rows.append(
@@ -627,11 +634,13 @@ def _thresholds_table(
                     ]
                 )
     table.notes = [
-        f"chosen: {SENSES_MARGIN} below the highest threshold (in steps of 0.01) at which "
-        "the senses requests keep every right tool they have in their top 5 with no "
-        "threshold. DEFAULT_THRESHOLDS holds it for semantic and hybrid; BM25's 0.4 was "
-        "chosen before, on BFCL alone. balanced: the mean of R@5 over every served request "
-        "of the three sets, and of abstention over every request no tool serves.",
+        "chosen: of the thresholds (in steps of 0.01) up to "
+        f"{SENSES_MARGIN} below the first at which the senses requests lose a right tool they "
+        "have in their top 5 with no threshold, the lowest that refuses as many of the "
+        "reworded requests no tool serves as any of them. DEFAULT_THRESHOLDS holds it for "
+        "semantic and hybrid; BM25's 0.4 was chosen before, on BFCL alone. balanced: the "
+        "mean of R@5 over every served request of the three sets, and of abstention over "
+        "every request no tool serves.",
         "abstain %: requests no tool serves answered with no tool. A search answers only when "
         "its best hit reaches the threshold, with the hits that reach half of it and a third "
         "of the best (`score_floor`).",
