@@ -9,6 +9,11 @@ import time
 from pathlib import Path
 
 if __name__ == "__main__":
+    # The MCP SDK is loaded while the gate is shut, so that a server already started answers
+    # as soon as it opens: loading it takes longer than the gateway's connect timeout when
+    # the machine is busy.
+    import common  # noqa: F401
+
     gate = Path(sys.argv[1])
     while not gate.exists():
         time.sleep(0.05)
