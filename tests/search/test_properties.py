@@ -80,6 +80,10 @@ def _schemas() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+# Built once: a strategy built anew for every tool drawn costs more than running the test.
+_schema = _schemas()
+
+
 @st.composite
 def _tools(draw: st.DrawFn, max_size: int = 8) -> list[Tool]:
     tool_names = draw(st.lists(_identifier, min_size=0, max_size=max_size, unique=True))
@@ -88,7 +92,7 @@ def _tools(draw: st.DrawFn, max_size: int = 8) -> list[Tool]:
             name=name,
             description=draw(_text),
             namespace=draw(st.one_of(st.none(), st.sampled_from(["weather", "mail", "files"]))),
-            input_schema=draw(_schemas()),
+            input_schema=draw(_schema),
             tags=draw(st.lists(st.one_of(_word, st.text(max_size=8)), max_size=3)),
             pinned=draw(st.booleans()) and draw(st.booleans()),
         )
