@@ -192,7 +192,8 @@ class TestSearchDuringSync:
         catalog = Catalog([tool("read"), tool("write")])
         index = ToolIndex(catalog, "bm25", threshold=0)
         report = catalog.sync([tool("read"), tool("upload")])
-        assert seen == [{"read", "write"}]
+        # Pydantic may compare a tool's handler more than once; each time, the old catalog.
+        assert seen and all(found == {"read", "write"} for found in seen)
         assert (report.replaced, report.removed, report.added) == (
             ("read",),
             ("write",),

@@ -18,9 +18,9 @@ import inspect
 import itertools
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple, cast
@@ -28,7 +28,6 @@ from typing import NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
-from toolscout import __version__
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import Analyzer, QueryTerm, single_words, word_pairs
@@ -334,20 +333,24 @@ class BM25Engine(SearchEngine):
         otherwise."""
         if not tools:
             return []
-        fingerprints = [tool.fingerprint for tool in tools]
-        cached = self.cache.get(self._analyzer_key, fingerprints) if self.cache else {}
-        made: dict[str, CachedAnalysis] = {}
-        analysed = []
-        for tool, fingerprint in zip(tools, fingerprints, strict=True):
-            analysis = cached.get(fingerprint) or made.get(fingerprint)
-            if analysis is None:
-                analysis = made[fingerprint] = self._analyse(tool)
-            analysed.append(
-                _AnalysedTool(_term_ids(self._vocabulary, analysis.terms), analysis.field_lengths)
-            )
-        if self.cache and made:
-            self.cache.put(self._analyzer_key, made)
-        return analysed
+        if self.cache is None:
+            analyses = [self._analyse(tool) for tool in tools]
+        else:
+            fingerprints = [tool.fingerprint for tool in tools]
+            cached = self.cache.get(self._analyzer_key, fingerprints)
+            made: dict[str, CachedAnalysis] = {}
+            analyses = []
+            for tool, fingerprint in zip(tools, fingerprints, strict=True):
+                analysis = cached.get(fingerprint) or made.get(fingerprint)
+                if analysis is None:
+                    analysis = made[fingerprint] = self._analyse(tool)
+                analyses.append(analysis)
+            if made:
+                self.cache.put(self._analyzer_key, made)
+        return [
+            _AnalysedTool(_term_ids(self._vocabulary, analysis.terms), analysis.field_lengths)
+            for analysis in analyses
+        ]
 
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         state = self._state
@@ -650,12 +653,20 @@ def _analysis_code_version() -> str:
     """A hash of the code that turns a tool into terms, so that a cached analysis made by other
     code (another release, a changed checkout) is never read back."""
     digest = hashlib.blake2b(digest_size=8)
-    digest.update(f"{__version__} PyStemmer {version('PyStemmer')}".encode())
+    digest.update(f"PyStemmer {_version_of('PyStemmer')}".encode())
     for module_name in (Analyzer.__module__, tool_fields.__module__, __name__):
-        # Without a source file (a frozen application), the version says it.
-        with suppress(OSError, TypeError):
+        try:
             digest.update(Path(inspect.getfile(sys.modules[module_name])).read_bytes())
+        except (OSError, TypeError):  # no source file (a frozen application)
+            digest.update(f"toolscout {_version_of('toolscout')}".encode())
     return digest.hexdigest()
+
+
+def _version_of(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
 
 
 def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.int32]:
