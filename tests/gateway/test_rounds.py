@@ -219,3 +219,77 @@ class TestCancellation:
         before, after, refusal = run(scenario)
         assert after == before + 1
         assert refusal == "Invalid or expired requestState"
+
+
+class TestLimits:
+    """`gateway.input_required`, set short so that a test sees what each limit does."""
+
+    def test_an_unanswered_question_then_an_uncollected_result(self, tmp_path: Path) -> None:
+        """The client is asked and never answers: the server is told why its question
+        failed; the result of its call, which nobody comes back for, is dropped, and the
+        client that comes back late is refused."""
+        limits = {"answer_timeout": 0.5, "result_kept": 0.5}
+        config = write_config(
+            tmp_path, {"asking": server("asking")}, gateway={"input_required": limits}
+        )
+        gateway = GatewayProcess(config, "--port", "0", "--verbose")
+
+        async def scenario() -> tuple[str, str]:
+            url = gateway.url(limit=LIMIT)
+            async with http_client(url, None, mode="2026-07-28", sampling_callback=sample) as c:
+                arguments = call_params("ask_and_note")
+                first = await c.session.call_tool("call_tool", arguments, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult)
+                refused = "ask_and_note was refused: "
+                while refused not in (seen := await notes(c)):
+                    await anyio.sleep(0.2)
+                await anyio.to_thread.run_sync(
+                    gateway.wait_for, r"(did not come back within .* for the result)"
+                )
+                try:
+                    await c.session.call_tool(
+                        "call_tool",
+                        arguments,
+                        input_responses={key: answer("late") for key in first.input_requests or {}},
+                        request_state=first.request_state,
+                        allow_input_required=True,
+                    )
+                except MCPError as error:
+                    return seen, error.message
+                return seen, "the result"
+
+        try:
+            noted, late = run(scenario)
+        finally:
+            gateway.stop()
+        assert noted == (
+            "ask_and_note was refused: the client did not come back with an answer within "
+            "0.5 s (gateway.input_required.answer_timeout)"
+        )
+        assert late == "Invalid or expired requestState"
+
+
+class TestDiscoveryOverHTTP:
+    def test_is_refused_so_that_default_clients_keep_their_sessions(self, http_url: str) -> None:
+        """The SDK's default client probes with `server/discover` and takes the session-based
+        revision when refused; a client of 2026-07-28 only, which never probes, is served
+        without it (docs/gateway.md says why the gateway does not answer it)."""
+
+        async def scenario() -> tuple[str, bool, str, list[str]]:
+            async with http_client(http_url, None) as default:
+                version = default.protocol_version
+                has_prompts = default.server_capabilities.prompts is not None
+            async with http_client(http_url, None, mode="2026-07-28") as modern:
+                refusal = "answered"
+                try:
+                    await modern.session.send_discover("2026-07-28")
+                except MCPError as error:
+                    refusal = f"{error.code} {error.message}"
+                prompts = [prompt.name for prompt in (await modern.list_prompts()).prompts]
+            return version, has_prompts, refusal, prompts
+
+        version, has_prompts, refusal, prompts = run(scenario)
+        assert version != "2026-07-28"
+        assert has_prompts
+        assert refusal.startswith("-32601 this gateway keeps what each session discovers")
+        assert prompts == ["asking__greeting"]

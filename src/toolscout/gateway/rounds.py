@@ -109,6 +109,12 @@ class Rounds(Generic[_ResultT, _RoundT]):
         finally:  # answered, or withdrawn: the upstream gave up, or the wait is over
             for key, _ in asked.values():
                 self._questions.pop(key, None)
+        if any(question.answer is None for _, question in asked.values()):
+            logger.info(
+                "a client of MCP 2026-07-28 did not answer within %g s "
+                "(gateway.input_required.answer_timeout): the server is told so",
+                self._answer_timeout,
+            )
         unanswered = types.ErrorData(
             code=types.INVALID_REQUEST,
             message="the client did not come back with an answer within "
@@ -289,7 +295,11 @@ class InputRounds(Generic[_RoundT]):
         await rounds.run(work)
         await anyio.sleep(self._settings.result_kept)
         if self._held.get(rounds.state) is rounds:
-            logger.debug("a client of MCP 2026-07-28 did not come back for a request's result")
+            logger.info(
+                "a client of MCP 2026-07-28 did not come back within %g s for the result of "
+                "its request (gateway.input_required.result_kept): it is dropped",
+                self._settings.result_kept,
+            )
             del self._held[rounds.state]
 
 
