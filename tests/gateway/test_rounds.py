@@ -21,7 +21,14 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from tests.gateway import conftest
-from tests.gateway.conftest import GatewayProcess, http_client, server, stdio_client, write_config
+from tests.gateway.conftest import (
+    GatewayProcess,
+    http_client,
+    server,
+    stdio_client,
+    until,
+    write_config,
+)
 
 Connect = Callable[..., AbstractAsyncContextManager[Client]]
 #: Seconds a scenario may take: over stdio, it starts a gateway and its server.
@@ -109,7 +116,9 @@ class TestProgressAndLogs:
                 result = await client.call_tool(
                     "call_tool", call_params("report_and_ask"), progress_callback=on_progress
                 )
-                # What the server sent before its result arrives before it.
+                # A message lost for good ends this wait; the limit only bounds it.
+                with anyio.move_on_after(10):
+                    await until(lambda: len(logged) >= 2 and len(reported) >= 2)
                 content = result.content[0]
                 assert isinstance(content, types.TextContent)
                 return logged, reported, content.text

@@ -45,7 +45,7 @@ from toolscout.gateway.config import InputRequiredSettings
 
 logger = logging.getLogger("toolscout.gateway")
 
-#: What the work tells the client between rounds that waits for the next one: the oldest of
+#: Messages told between rounds that wait for the client's next round, at most: the oldest of
 #: more are dropped.
 _KEPT_FOR_NEXT_ROUND = 100
 #: The SDK's own answer to a `requestState` it did not make (`mcp.server.request_state`).
@@ -67,7 +67,8 @@ class _Question:
 
 class Rounds(Generic[_ResultT, _RoundT]):
     """One client request served across rounds of `input_required`: its work's questions to
-    the client, what it tells the client on the way, and its outcome.
+    the client, what it tells the client on the way, and its outcome. A round (`_RoundT`) is
+    the client's request of that round, as the caller knows it (the relay's `Origin`).
 
     Args:
         state: The `requestState` the client sends back.
