@@ -140,6 +140,7 @@ gateway:
   stateless: true
   auth: {tokens_file: tokens.txt}
   restart: {initial_delay: 1, max_delay: 10}
+  input_required: {answer_timeout: 120, result_kept: 30}
 tool_search:
   max_results: 3
   store: {kind: sqlite, path: state.db}
@@ -152,6 +153,8 @@ tool_search:
         assert github.cwd == tmp_path / "work"
         assert config.gateway.auth.tokens_file == tmp_path / "tokens.txt"
         assert config.gateway.restart.max_delay == 10
+        assert config.gateway.input_required.answer_timeout == 120
+        assert config.gateway.input_required.result_kept == 30
         assert config.tool_search.store.path == tmp_path / "state.db"
         assert config.tool_search.max_results == 3
         assert config.tool_search.mode == "proxy"
@@ -162,6 +165,8 @@ tool_search:
         assert config.gateway.host == "127.0.0.1"
         assert config.tool_search.store.kind == "memory"
         assert config.tool_search.store.build() is not None
+        assert config.gateway.input_required.answer_timeout == 600
+        assert config.gateway.input_required.result_kept == 60
 
 
 class TestMistakes:
@@ -217,6 +222,19 @@ class TestMistakes:
             (
                 "gateway:\n  restart: {initial_delay: 5, max_delay: 1}\n",
                 "gateway.restart: max_delay (1) must be at least initial_delay (5)",
+            ),
+            (
+                "gateway:\n  input_required: {answer_timeout: 0}\n",
+                "gateway.yaml:2:20: gateway.input_required.answer_timeout: must be more than "
+                "0.0 (got 0)",
+            ),
+            (
+                "gateway:\n  input_required: {result_kept: forever}\n",
+                "gateway.input_required.result_kept: must be a number",
+            ),
+            (
+                "gateway:\n  input_required: {answer_wait: 10}\n",
+                "gateway.input_required.answer_wait: unknown key (did you mean answer_timeout?)",
             ),
             (
                 "servers:\n  - command: npx\n",

@@ -264,6 +264,20 @@ class RestartSettings(BaseModel):
         return self
 
 
+class InputRequiredSettings(BaseModel):
+    """How long the gateway waits on a client of MCP 2026-07-28 that it asks an upstream's
+    question in an `input_required` result (`toolscout.gateway.rounds`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    """Seconds a question waits for the client to send its request again with the answer;
+    then the upstream is answered with an error that says so."""
+    result_kept: float = Field(default=60.0, gt=0, le=86_400)
+    """Seconds the result of a request answered `input_required` waits for the client to
+    come back for it; then it is dropped, and the client's `requestState` is refused."""
+
+
 class AuthSettings(BaseModel):
     """Bearer tokens an HTTP client must send (`Authorization: Bearer <token>`). Without
     any, the gateway serves HTTP on a loopback address only."""
@@ -319,6 +333,9 @@ class ServeSettings(BaseModel):
     """Bytes of the largest message an HTTP upstream may send (a result, mostly): a larger
     one is answered with an error, and a streamable HTTP connection stays up (an SSE one,
     whose messages share one stream, is reconnected). 16 MiB by default."""
+    input_required: InputRequiredSettings = InputRequiredSettings()
+    """How long a client of MCP 2026-07-28 is waited for when it is asked an upstream's
+    question."""
     oauth_dir: Path | None = None
     """Where the tokens of upstreams the gateway signed in to are kept, one file per server
     URL, readable by you alone; `$XDG_STATE_HOME/toolscout/oauth` by default

@@ -81,7 +81,7 @@ class Passthrough:
         self._stateless = config.gateway.stateless
         self.prompts = Prompts()
         self.resources = Resources()
-        self.relay = Relay()
+        self.relay = Relay(config.gateway.input_required)
         self._capabilities: dict[str, types.ServerCapabilities] = {}
         self._sessions: dict[str, ClientSession] = {}
         self._clients: Clients | None = None
@@ -308,7 +308,7 @@ class Passthrough:
                 request,
                 types.GetPromptResult,
                 what=f"the prompt {shown(prompt.name)}",
-                progress=ctx.session.report_progress,
+                progress=self.relay.progress_reporter(ctx.session),
             )
 
     async def _list_resources(
@@ -340,7 +340,7 @@ class Passthrough:
                 request,
                 types.ReadResourceResult,
                 what=f"the resource {shown(target.uri)}",
-                progress=ctx.session.report_progress,
+                progress=self.relay.progress_reporter(ctx.session),
             )
         return exposed_contents(target.upstream, result)
 

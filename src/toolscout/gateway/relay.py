@@ -18,16 +18,17 @@ gateway finds the client session it is for, and asks no other:
 
 A client of the 2026-07-28 revision of MCP, which cannot be sent requests, is asked in an
 `input_required` result of its `tools/call`, `prompts/get` or `resources/read`
-(`toolscout.gateway.rounds`, `Relay.across_rounds`). A client that did not declare the
-capability (sampling, with tools or context if asked; elicitation in the mode asked; roots),
-or that cannot be asked at all (its request is another one of that revision, or stateless
-HTTP has no stream for it), is not asked: the server gets an error that says so. The
-client's answer, or its error, goes back as it came. Progress the client reports on such a
-request reaches the server under the server's own token, and a server that cancels its
-request cancels it at the client (or withdraws it from the next `input_required`). What a
-server of the 2026-07-28 revision asks for in an `input_required` result is asked the same
-way (`Relay.provide`), and each request to such a server asks for the log level its client
-wants (`Relay.requested_level`).
+(`toolscout.gateway.rounds`, `Relay.across_rounds`); the upstreams' progress and log
+messages for that request go on the client's request of the current round. A client that did
+not declare the capability (sampling, with tools or context if asked; elicitation in the
+mode asked; roots), or that cannot be asked at all (its request is another one of that
+revision, or stateless HTTP has no stream for it), is not asked: the server gets an error
+that says so. The client's answer, or its error, goes back as it came. Progress the client
+reports on such a request reaches the server under the server's own token, and a server that
+cancels its request cancels it at the client (or withdraws it from the next
+`input_required`). What a server of the 2026-07-28 revision asks for in an `input_required`
+result is asked the same way (`Relay.provide`), and each request to such a server asks for
+the log level its client wants (`Relay.requested_level`).
 
 Log messages (`notifications/message`) go where a request would, at or above the level the
 session set with `logging/setLevel`. Over HTTP, one the gateway cannot tie to a session goes
@@ -61,7 +62,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
-from toolscout.gateway.config import Transport
+from toolscout.gateway.config import InputRequiredSettings, Transport
 from toolscout.gateway.rounds import InputRounds, Rounds, request_owner
 
 if TYPE_CHECKING:
@@ -146,8 +147,9 @@ class Origin:
     log_levels: frozenset[str]
     """Log levels that may be sent for it: all, except on the 2026-07-28 revision, where a
     request opts in to a level in its `_meta`."""
-    rounds: Rounds[Any] | None = None
-    """Where a request of the 2026-07-28 revision asks its client (`Relay.across_rounds`)."""
+    rounds: Rounds[Any, Origin] | None = None
+    """Where a request of the 2026-07-28 revision asks its client, and tells it of its
+    progress and log messages (`Relay.across_rounds`)."""
 
 
 _ORIGIN: ContextVar[Origin | None] = ContextVar("toolscout_gateway_origin", default=None)
@@ -182,15 +184,19 @@ class OriginMiddleware:
 
 
 class Relay:
-    """Relays the upstreams' requests and log messages to the client sessions they are for."""
+    """Relays the upstreams' requests and log messages to the client sessions they are for.
 
-    def __init__(self) -> None:
+    Args:
+        input_required: How long a client of MCP 2026-07-28 is waited for.
+    """
+
+    def __init__(self, input_required: InputRequiredSettings) -> None:
         self._clients: Clients | None = None
         self._in_flight: dict[str, list[Origin]] = {}
         self._levels: OrderedDict[str, types.LoggingLevel] = OrderedDict()
         self._upstream_level: types.LoggingLevel | None = None
         self._elicitations: OrderedDict[tuple[str, str], str] = OrderedDict()
-        self.rounds = InputRounds()
+        self.rounds: InputRounds[Origin] = InputRounds(input_required)
         """The requests of clients of the 2026-07-28 revision held across rounds of
         `input_required`; the gateway runs it."""
 
@@ -296,7 +302,7 @@ class Relay:
         if origin is None or ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return await serve()
 
-        async def work(rounds: Rounds[_ServedT] | None) -> _ServedT:
+        async def work(rounds: Rounds[_ServedT, Origin] | None) -> _ServedT:
             token = _ORIGIN.set(replace(origin, rounds=rounds))
             try:
                 return await serve()
@@ -305,7 +311,24 @@ class Relay:
 
         assert self._clients is not None  # an origin is recorded by the clients' middleware
         owner = request_owner(self._clients.request_for(ctx).identity, ctx.method, params)
-        return await self.rounds.serve(params, owner, work)
+        return await self.rounds.serve(params, owner, origin, work)
+
+    def progress_reporter(self, session: ServerSession) -> ProgressFnT:
+        """Where an upstream's progress on the client request being served goes: to that
+        request (`session`, the request's own), or, for a request held across rounds of
+        `input_required`, to the client's request of the current round."""
+        origin = _ORIGIN.get()
+        rounds = origin.rounds if origin is not None else None
+        if rounds is None:
+            return session.report_progress
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            async def send(current: Origin) -> None:
+                await current.session.report_progress(progress, total, message)
+
+            await rounds.tell(send)
+
+        return report
 
     async def _relay(
         self,
@@ -472,12 +495,21 @@ class Relay:
             )
             return
         logger.debug("upstream %r logged %s: %.500r", upstream.name, params.level, params.data)
-        if params.level in origin.log_levels and self._admits(origin.session_id, params.level):
-            notification = types.LoggingMessageNotification(params=params)
-            try:
-                await origin.session.send_notification(notification, origin.request_id)
-            except Exception:  # a client that went away
-                logger.debug("cannot pass a log message on", exc_info=True)
+
+        async def send(current: Origin) -> None:
+            if params.level in current.log_levels and self._admits(
+                current.session_id, params.level
+            ):
+                notification = types.LoggingMessageNotification(params=params)
+                await current.session.send_notification(notification, current.request_id)
+
+        if origin.rounds is not None:
+            await origin.rounds.tell(send)
+            return
+        try:
+            await send(origin)
+        except Exception:  # a client that went away
+            logger.debug("cannot pass a log message on", exc_info=True)
 
     def set_level(
         self, session_id: str | None, level: types.LoggingLevel

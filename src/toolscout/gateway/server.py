@@ -182,7 +182,8 @@ class GatewayServer:
     async def _run_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        request = self._request(ctx, report_progress=ctx.session.report_progress)
+        report_progress = self.gateway.passthrough.relay.progress_reporter(ctx.session)
+        request = self._request(ctx, report_progress=report_progress)
         search = self.gateway.search
         names = search.config.meta_tool_names
         mode = mode_strategy(search.config.mode)

@@ -4,7 +4,11 @@ and one that gives up on its question, so that a test sees the cancellation reac
 Its requests (and its log messages) ride the call's own stream unless told otherwise
 (`related: "no"`). `hold`
 reports progress, then answers once `release` is called, to keep a call in flight;
-`roots_changes` counts the client's `notifications/roots/list_changed`. Its prompt
+`roots_changes` counts the client's `notifications/roots/list_changed`. `report_and_ask`
+logs and reports progress before it asks the client's model and after the answer;
+`ask_and_hold` holds after the answer (reporting progress) until `release`, and `ask_and_note`
+notes what came of its question: `notes` lists what they noted, their cancellation
+included. Its prompt
 `greeting` asks the user's name. On the 2026-07-28
 revision (`--http PORT --modern-only`), which has no requests to the client, it answers
 `input_required` instead and reads the client's answer from the call made again."""
@@ -40,10 +44,15 @@ TOOLS = [
     tool("hold", "Answer once release is called."),
     tool("release", "Let the held calls answer."),
     tool("roots_changes", "How many times the client said its roots changed."),
+    tool("report_and_ask", "Log and report progress before and after asking the model."),
+    tool("ask_and_hold", "Ask the model, then answer once release is called."),
+    tool("ask_and_note", "Ask the model, and note what came of it."),
+    tool("notes", "What ask_and_hold and ask_and_note noted."),
 ]
 PROMPTS = [types.Prompt(name="greeting", description="Greet the client's user by name.")]
 RELEASED = [anyio.Event()]
 ROOTS_CHANGES = [0]
+NOTES: list[str] = []
 
 
 def sampling(question: str, **more: Any) -> types.CreateMessageRequest:
@@ -152,6 +161,32 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
             await ctx.session.report_progress(0, None, "holding")
             await RELEASED[0].wait()
             return text("released")
+        if params.name == "report_and_ask":
+            for stage, step in (("before asking", 1), ("after the answer", 2)):
+                if step == 2:
+                    await ask(ctx, sampling("Go on?"), types.CreateMessageResult)
+                await ctx.session.send_log_message("info", stage, "asking", ctx.request_id)
+                await ctx.session.report_progress(step, 2, stage)
+            return text("reported")
+        if params.name == "ask_and_hold":
+            try:
+                await ask(ctx, sampling("Hold on?"), types.CreateMessageResult)
+                await ctx.session.report_progress(0, None, "holding")
+                await RELEASED[0].wait()
+            except anyio.get_cancelled_exc_class():
+                NOTES.append("ask_and_hold was cancelled")
+                raise
+            return text("released")
+        if params.name == "ask_and_note":
+            try:
+                answer, _ = await ask(ctx, sampling("Anyone?"), types.CreateMessageResult)
+            except MCPError as error:
+                NOTES.append(f"ask_and_note was refused: {error.message}")
+                raise
+            NOTES.append(f"ask_and_note was answered: {answer.content.text}")
+            return text("noted")
+        if params.name == "notes":
+            return text("\n".join(NOTES))
         if params.name == "roots_changes":
             return text(str(ROOTS_CHANGES[0]))
         if params.name == "release":
