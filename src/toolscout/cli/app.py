@@ -92,6 +92,9 @@ app = typer.Typer(
     name="toolscout",
     no_args_is_help=True,
     add_completion=False,
+    # Plain help: rich's help panels cost more start-up (rich, markdown-it) than the rest of
+    # `toolscout --help` together; rich stays for what the commands print.
+    rich_markup_mode=None,
     pretty_exceptions_show_locals=False,
 )
 
