@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from toolscout.catalog import Tool
+from toolscout.search import BM25Options
 
 if TYPE_CHECKING:
     from fastmcp.server.transforms.search.base import BaseSearchTransform
@@ -216,7 +217,9 @@ _FASTMCP_TEXT = "name, description, top-level parameter names and descriptions"
 TOOLSCOUT_ENGINES: tuple[Engine, ...] = (
     Engine(
         "toolscout bm25",
-        lambda tools: ToolscoutSearcher.build(tools, "bm25"),
+        # Without the analysis cache, so that its index is built as the peers' are: from
+        # nothing (the warm start table measures the cache).
+        lambda tools: ToolscoutSearcher.build(tools, "bm25", bm25=BM25Options(cache=False)),
         "its own fields of the Tool (name, description, parameters, enums)",
         namespaced=True,
     ),

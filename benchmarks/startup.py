@@ -29,6 +29,8 @@ from benchmarks.report import Table
 TOOLSCOUT = Path(sys.executable).with_name("toolscout")
 #: The query of the search commands: what `make demo` searches.
 QUERY = "what's the weather like in Paris tomorrow"
+#: What a search imports besides toolscout: the floor of its start-up, short of fewer of them.
+SEARCH_LIBRARIES = ("numpy", "pydantic", "typer", "rich.console", "rich.table", "asyncio")
 #: How many of the packages with the costliest imports each command names.
 _COSTLIEST = 5
 
@@ -48,8 +50,9 @@ class Timing:
 
 
 def commands() -> list[Command]:
-    """The commands measured: the interpreter alone as the floor, `import toolscout`, the CLI's
-    help, and the demo search with BM25 and with the default engine (`auto`)."""
+    """The commands measured: the interpreter alone as the floor, `import toolscout`, the
+    libraries a search imports, the CLI's help, and the demo search with BM25 and with the
+    default engine (`auto`)."""
     from toolscout.search import choose_engine
 
     default = choose_engine("auto").name
@@ -57,6 +60,10 @@ def commands() -> list[Command]:
     return [
         Command("python -c pass (the floor)", (python, "-c", "pass")),
         Command("python -c 'import toolscout'", (python, "-c", "import toolscout")),
+        Command(
+            "python -c 'import numpy, pydantic, typer, rich, asyncio'",
+            (python, "-c", f"import {', '.join(SEARCH_LIBRARIES)}"),
+        ),
         Command("toolscout --help", (str(TOOLSCOUT), "--help"), target=0.3),
         Command(
             "toolscout search demo … --engine bm25",

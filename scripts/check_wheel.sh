@@ -21,7 +21,7 @@ import toolscout
 
 optional = {
     "tokenizers", "safetensors", "torch", "mcp", "fastmcp", "starlette", "uvicorn", "redis",
-    "httpx", "pydantic_ai", "langchain", "agents", "platformdirs",
+    "httpx", "pydantic_ai", "langchain", "agents",
 }
 loaded = sorted(optional & set(sys.modules))
 assert not loaded, f"import toolscout loaded optional dependencies: {loaded}"

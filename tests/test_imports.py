@@ -27,7 +27,18 @@ PACKAGES = [
     "toolscout.search.embedders",
 ]
 #: What the command line's help and `import toolscout` never need.
-HEAVY = ["numpy", "pydantic", "jsonschema", "yaml", "tiktoken", "re2", "Stemmer", "scipy"]
+HEAVY = [
+    "numpy",
+    "pydantic",
+    "jsonschema",
+    "yaml",
+    "tiktoken",
+    "re2",
+    "Stemmer",
+    "scipy",
+    "rich",
+    "docstring_parser",
+]
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -104,6 +115,18 @@ class TestWhatStartUpLoads:
     def test_using_a_name_loads_what_it_needs(self) -> None:
         loaded = _loaded_after("from toolscout import ToolIndex; ToolIndex([], engine='bm25')")
         assert {"numpy", "pydantic", "Stemmer"} <= set(loaded)
+
+    def test_a_search_of_a_file_loads_no_token_counter_or_docstring_parser(self) -> None:
+        loaded = _loaded_after(
+            "from toolscout import ToolIndex\n"
+            "from toolscout.catalog import Catalog\n"
+            "from toolscout.data import demo_catalog_path\n"
+            "index = ToolIndex(Catalog.from_file(demo_catalog_path()), engine='bm25')\n"
+            "assert index.search('weather in Paris', k=1)"
+        )
+        assert "numpy" in loaded
+        assert "tiktoken" not in loaded
+        assert "docstring_parser" not in loaded
 
 
 SOURCE = Path(toolscout.__file__).parent

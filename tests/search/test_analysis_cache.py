@@ -4,6 +4,7 @@ nothing but the time to analyse."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -14,8 +15,15 @@ from tests.search.conftest import make_tool, standard_tools, string_param
 from tests.search.embedding_support import counting_embedder
 from toolscout.catalog import Catalog, Tool
 from toolscout.data import demo_catalog_path
-from toolscout.search import AnalysisCache, BM25Options, SemanticOptions, ToolIndex
+from toolscout.search import (
+    AnalysisCache,
+    BM25Options,
+    SemanticOptions,
+    ToolIndex,
+    default_cache_path,
+)
 from toolscout.search.bm25 import BM25Engine
+from toolscout.search.hybrid import HybridEngine
 
 QUERIES = [
     "what's the weather like in Paris tomorrow",
@@ -47,14 +55,14 @@ class TestBM25FromTheCache:
         self, tmp_path: Path, demo_tools: list[Tool]
     ) -> None:
         cache_path = tmp_path / "cache.sqlite3"
-        analysed = BM25Engine()
+        analysed = BM25Engine(BM25Options(cache=False))
         analysed.rebuild(demo_tools)
-        filling = BM25Engine(cache=AnalysisCache(cache_path))
+        filling = BM25Engine(BM25Options(cache_path=cache_path))
         filling.rebuild(demo_tools)
         assert AnalysisCache(cache_path).count() == len({t.fingerprint for t in demo_tools})
 
         # As a new process would: a new engine, with nothing in memory but the file.
-        from_cache = BM25Engine(cache=AnalysisCache(cache_path))
+        from_cache = BM25Engine(BM25Options(cache_path=cache_path))
         from_cache.rebuild(demo_tools)
         assert rankings(from_cache) == rankings(analysed)
         assert rankings(filling) == rankings(analysed)
@@ -62,9 +70,9 @@ class TestBM25FromTheCache:
     def test_a_changed_tool_is_analysed_again(self, tmp_path: Path) -> None:
         cache_path = tmp_path / "cache.sqlite3"
         tools = standard_tools()
-        BM25Engine(cache=AnalysisCache(cache_path)).rebuild(tools)
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(tools)
         changed = tools[0].model_copy(update={"description": "Tells the tide times of a harbour."})
-        engine = BM25Engine(cache=AnalysisCache(cache_path))
+        engine = BM25Engine(BM25Options(cache_path=cache_path))
         engine.rebuild([changed, *tools[1:]])
         assert engine.rank("tide times", 5).positions[:1] == [0]
         assert 0 not in engine.rank("conditions", 10).positions  # the old description
@@ -79,11 +87,11 @@ class TestBM25FromTheCache:
             BM25Options(language="french"),
         ]
         for options in variants:  # each fills the same file in turn
-            BM25Engine(options, cache=AnalysisCache(cache_path)).rebuild(tools)
+            BM25Engine(dataclasses.replace(options, cache_path=cache_path)).rebuild(tools)
         for options in variants:
-            uncached = BM25Engine(options)
+            uncached = BM25Engine(dataclasses.replace(options, cache=False))
             uncached.rebuild(tools)
-            cached = BM25Engine(options, cache=AnalysisCache(cache_path))
+            cached = BM25Engine(dataclasses.replace(options, cache_path=cache_path))
             cached.rebuild(tools)
             assert rankings(cached) == rankings(uncached)
         assert AnalysisCache(cache_path).count() == len(variants) * len(tools)
@@ -95,7 +103,7 @@ class TestBM25FromTheCache:
             for server in ("left", "right")
         ]
         twins.append(make_tool("read_file", "Read a file.", parameters={"path": {}}))
-        engine = BM25Engine(cache=AnalysisCache(cache_path))
+        engine = BM25Engine(BM25Options(cache_path=cache_path))
         engine.rebuild(twins)
         assert AnalysisCache(cache_path).count() == 3  # the namespace is searchable text
         assert sorted(engine.rank("read a file", 5).positions) == [0, 1, 2]
@@ -103,7 +111,7 @@ class TestBM25FromTheCache:
     def test_a_damaged_row_is_analysed_again(self, tmp_path: Path) -> None:
         cache_path = tmp_path / "cache.sqlite3"
         tools = standard_tools()
-        BM25Engine(cache=AnalysisCache(cache_path)).rebuild(tools)
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(tools)
         with sqlite3.connect(cache_path) as connection:
             # Lengths that do not add up to the terms, lengths of the wrong size, no terms.
             rows = connection.execute("SELECT rowid FROM analyses ORDER BY rowid").fetchall()
@@ -115,20 +123,48 @@ class TestBM25FromTheCache:
                 "UPDATE analyses SET field_lengths = x'00' WHERE rowid = ?", (rows[1][0],)
             )
             connection.execute("UPDATE analyses SET terms = 42 WHERE rowid = ?", (rows[2][0],))
-        uncached = BM25Engine()
+        uncached = BM25Engine(BM25Options(cache=False))
         uncached.rebuild(tools)
-        cached = BM25Engine(cache=AnalysisCache(cache_path))
+        cached = BM25Engine(BM25Options(cache_path=cache_path))
         cached.rebuild(tools)
         assert rankings(cached) == rankings(uncached)
 
     def test_an_unusable_file_warns_once_and_search_still_works(self, tmp_path: Path) -> None:
         folder = tmp_path / "a-folder"
         folder.mkdir()
-        engine = BM25Engine(cache=AnalysisCache(folder))
+        engine = BM25Engine(BM25Options(cache_path=folder))
         with pytest.warns(RuntimeWarning, match="analysis cache .* unusable"):
             engine.rebuild(standard_tools())
         assert engine.rank("current weather", 3).positions[:1] == [0]
         engine.rebuild(standard_tools()[:3])  # no second warning, no error
+
+
+class TestWhereAnalysesAreKept:
+    def test_bm25_keeps_them_in_the_user_cache_file_unless_told_otherwise(self) -> None:
+        engine = BM25Engine()
+        assert engine.cache is not None
+        assert engine.cache.path == default_cache_path()
+        assert BM25Engine(BM25Options(cache=False)).cache is None
+
+    def test_an_index_without_the_cache_writes_nothing(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        options = BM25Options(cache=False, cache_path=cache_path)
+        index = ToolIndex(standard_tools(), engine="bm25", bm25=options)
+        assert index.search("current weather", k=1)
+        assert not cache_path.exists()
+
+    def test_hybrid_keeps_them_beside_the_embeddings_unless_bm25_names_a_file(
+        self, tmp_path: Path
+    ) -> None:
+        embedder, _ = counting_embedder()
+        semantic = SemanticOptions(embedder=embedder, cache_path=tmp_path / "shared.sqlite3")
+        beside = HybridEngine(semantic=semantic)
+        assert beside.bm25.cache is not None
+        assert beside.bm25.cache.path == tmp_path / "shared.sqlite3"
+        named = HybridEngine(BM25Options(cache_path=tmp_path / "own.sqlite3"), semantic)
+        assert named.bm25.cache is not None
+        assert named.bm25.cache.path == tmp_path / "own.sqlite3"
+        assert HybridEngine(BM25Options(cache=False), semantic).bm25.cache is None
 
 
 class TestHybridKeepsBothSidesInOneFile:

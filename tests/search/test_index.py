@@ -11,14 +11,16 @@ import pytest
 
 from toolscout.catalog import Catalog, Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search import BM25Engine, ToolIndex
+from toolscout.search import AnalysisCache, BM25Engine, ToolIndex
 
 from .conftest import make_catalog, make_index, make_tool, names, standard_tools
 
 
 @pytest.fixture
 def analyse_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The names of the tools BM25 analyses, in order (a spy around `BM25Engine._analyse`)."""
+    """The names of the tools BM25 analyses, in order (a spy around `BM25Engine._analyse`).
+    The analysis cache finds nothing, as on a first run: what an index reuses in memory is
+    what is counted."""
     calls: list[str] = []
     original = BM25Engine._analyse
 
@@ -27,6 +29,7 @@ def analyse_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         return original(self, tool)
 
     monkeypatch.setattr(BM25Engine, "_analyse", spy)
+    monkeypatch.setattr(AnalysisCache, "get", lambda self, analyzer, fingerprints: {})
     yield calls
 
 

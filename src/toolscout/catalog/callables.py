@@ -7,7 +7,6 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
-import docstring_parser
 from pydantic import Field, PydanticUserError, create_model
 from pydantic.json_schema import GenerateJsonSchema
 
@@ -44,6 +43,9 @@ def tool_from_callable(
         ToolDefinitionError: the function has no usable name, or a parameter's type has no
             JSON Schema.
     """
+    # Imported here: loading tools from a file never reads a docstring.
+    import docstring_parser
+
     tool_name = name or _function_name(fn)
     docstring = docstring_parser.parse(inspect.getdoc(fn) or "")
     parameter_descriptions = {

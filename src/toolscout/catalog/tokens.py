@@ -15,13 +15,13 @@ import types
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Any
-
-import tiktoken
-from tiktoken_ext import openai_public
+from typing import TYPE_CHECKING, Any
 
 from toolscout.catalog.export import ExportFormat, export_tools
 from toolscout.catalog.tool import Tool
+
+if TYPE_CHECKING:
+    import tiktoken
 
 
 def count_tokens(text: str) -> int:
@@ -56,7 +56,11 @@ def _compact_json(definition: dict[str, Any]) -> str:
 
 @cache
 def _o200k_base() -> tiktoken.Encoding:
-    spec = _run_offline(openai_public.o200k_base)
+    # Imported at the first count, not with the module: searching never counts tokens.
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    spec = _run_offline(openai_public, openai_public.o200k_base)
     return tiktoken.Encoding(
         name=spec["name"],
         pat_str=spec["pat_str"],
@@ -65,16 +69,16 @@ def _o200k_base() -> tiktoken.Encoding:
     )
 
 
-def _run_offline(constructor: types.FunctionType) -> dict[str, Any]:
-    """Run one of tiktoken's encoding constructors with its download replaced by the bundled
-    ranks.
+def _run_offline(module: types.ModuleType, constructor: types.FunctionType) -> dict[str, Any]:
+    """Run one of tiktoken's encoding constructors (defined in `module`) with its download
+    replaced by the bundled ranks.
 
     Running tiktoken's own constructor keeps the split pattern, special tokens and expected
     hash exactly as tiktoken defines them, rather than copies that could drift. The constructor
     runs as a copy with its own globals, so tiktoken's module is never patched and other users
     of tiktoken in the process are unaffected.
     """
-    offline_globals = {**vars(openai_public), "load_tiktoken_bpe": _load_bundled_ranks}
+    offline_globals = {**vars(module), "load_tiktoken_bpe": _load_bundled_ranks}
     offline = types.FunctionType(constructor.__code__, offline_globals, constructor.__name__)
     spec: dict[str, Any] = offline()
     return spec

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 
@@ -57,6 +56,8 @@ def dashboard(
     if not 0 <= port <= 65535:
         raise typer.BadParameter(f"must be from 0 to 65535, got {port}", param_hint="--port")
     # Without the dashboard extra, this import is one line naming it.
+    from rich.console import Console
+
     from toolscout.dashboard.serve import announce, serve_dashboard
 
     token = os.environ.get(token_env, "").strip() or None

@@ -5,9 +5,6 @@ from __future__ import annotations
 from typing import Annotated, get_args
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from toolscout.cli.catalog_source import CATALOG_HELP, load_catalog
 from toolscout.cli.config_file import ConfigOption, tool_search_settings
@@ -74,7 +71,12 @@ def tokens(
     With --config, the file's mode, result format and max_results are the defaults, so the
     table shows what that configuration saves. With enabled: auto in the file, or --model
     or --context-window, a last line says whether auto turns tool search on, and why."""
-    from toolscout.protocol import AutoActivation, estimate_tokens  # not needed for `--help`
+    # Not needed for `--help`, so imported when the command runs.
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from toolscout.protocol import AutoActivation, estimate_tokens
 
     settings = tool_search_settings(config)
     if auto_share is not None and not 0 < auto_share <= 1:

@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from toolscout.errors import require_extra
-
 #: The cache file's name in the user cache directory.
 CACHE_FILE_NAME = "embeddings.sqlite3"
 
@@ -26,7 +24,6 @@ KEYS_PER_STATEMENT = 500
 def default_cache_path() -> Path:
     """`embeddings.sqlite3` in the user cache directory (platformdirs): for example
     `~/.cache/toolscout/` on Linux, `~/Library/Caches/toolscout/` on macOS."""
-    require_extra("semantic", "platformdirs", feature="the embedding cache")
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("toolscout", appauthor=False)) / CACHE_FILE_NAME

@@ -119,6 +119,12 @@ class BM25Options:
     """At most this many catalog terms are tried for one partial word."""
     language: str = "english"
     """Snowball stemmer and stopword language."""
+    cache: bool = True
+    """Keep each tool's analysis in the cache file, so a new process indexes a catalog it
+    has seen without analysing its tools again (a CLI search, a gateway's restart)."""
+    cache_path: str | Path | None = None
+    """The cache file; `None` for `embeddings.sqlite3` in the user cache directory, the file
+    the embedding cache uses."""
 
     def __post_init__(self) -> None:
         if self.k1 < 0 or not 0 <= self.b <= 1:
@@ -263,14 +269,10 @@ class _IndexState:
 class BM25Engine(SearchEngine):
     """Field-weighted Okapi BM25 with synonyms and prefix matching."""
 
-    def __init__(
-        self, options: BM25Options | None = None, *, cache: AnalysisCache | None = None
-    ) -> None:
-        """`cache` keeps each tool's analysis across processes (the hybrid engine passes one);
-        without it, a tool is analysed once per engine."""
+    def __init__(self, options: BM25Options | None = None) -> None:
         self.options = options or BM25Options()
         self.analyzer = Analyzer(self.options.language)
-        self.cache = cache
+        self.cache = AnalysisCache(self.options.cache_path) if self.options.cache else None
         self._synonyms = (
             synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
         )

@@ -11,6 +11,7 @@ English model), keeps at least its lexical score, whatever the model makes of it
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ import numpy.typing as npt
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import identifier_words, single_words
-from toolscout.search.analysis_cache import AnalysisCache
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.semantic import (
@@ -124,10 +124,12 @@ class HybridEngine(SearchEngine):
     ) -> None:
         self.options = options or HybridOptions()
         self.semantic = SemanticEngine(semantic)
-        # BM25's analyses go in the embedding cache's file: a new process then finds both
-        # sides of every tool it has indexed before.
-        cache = self.semantic.cache
-        self.bm25 = BM25Engine(bm25, cache=AnalysisCache(cache.path) if cache else None)
+        bm25 = bm25 or BM25Options()
+        if bm25.cache and bm25.cache_path is None and self.semantic.cache:
+            # BM25's analyses go in the embedding cache's file: a new process then finds both
+            # sides of every tool it has indexed before.
+            bm25 = dataclasses.replace(bm25, cache_path=self.semantic.cache.path)
+        self.bm25 = BM25Engine(bm25)
         self._facts: dict[str, _ToolFacts] = {}
         self._readable = np.ones(0)
         self._names = _NameIndex({}, np.zeros(0, dtype=np.int64))

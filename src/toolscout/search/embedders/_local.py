@@ -73,9 +73,7 @@ def local_model_unavailable() -> str | None:
     """Why the default `LocalEmbedder` cannot run here (its extra or its model package is
     missing), in one line that says what to install; None when it can. Imports nothing."""
     try:
-        require_extra(
-            "semantic", "tokenizers", "threadpoolctl", "platformdirs", feature="semantic search"
-        )
+        require_extra("semantic", "tokenizers", "threadpoolctl", feature="semantic search")
     except MissingExtraError as error:
         return str(error)
     if importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE) is None:
