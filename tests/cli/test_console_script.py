@@ -9,13 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
+#: The console script `make test` installs (as the gateway's tests use it).
 TOOLSCOUT = Path(sys.executable).with_name("toolscout")
-
-pytestmark = pytest.mark.skipif(
-    not TOOLSCOUT.exists(), reason=f"{TOOLSCOUT} is not installed (pip install -e .)"
-)
 
 
 def toolscout(*args: str | Path) -> subprocess.CompletedProcess[str]:
