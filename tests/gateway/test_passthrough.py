@@ -547,6 +547,22 @@ class TestServerRequests:
         assert run(scenario) == ("accept", "sign-in-1")
 
 
+async def ask_model_first_round(
+    client: Client,
+) -> tuple[dict[str, Any], types.InputRequiredResult]:
+    """`asking__ask_model` called through `call_tool` by a client of 2026-07-28: the call's
+    arguments, and the `input_required` result of its first round."""
+    await client.call_tool("search_tools", {"queries": ["asking__ask_model"]})
+    arguments = {
+        "name": "asking__ask_model",
+        "arguments": {"question": "why?", "related": "yes"},
+    }
+    first = await client.session.call_tool("call_tool", arguments, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult)
+    assert first.input_requests is not None
+    return arguments, first
+
+
 class TestClientsOf2026:
     """A client of the 2026-07-28 revision, which cannot be sent requests, is asked in
     `input_required` results of its own requests, and sends them again with the answers."""
@@ -610,14 +626,7 @@ class TestClientsOf2026:
 
         async def scenario() -> tuple[Any, Any]:
             async with stdio_client(config, sampling_callback=sampling_client("claude", [])) as c:
-                await c.call_tool("search_tools", {"queries": ["asking__ask_model"]})
-                arguments = {
-                    "name": "asking__ask_model",
-                    "arguments": {"question": "why?", "related": "yes"},
-                }
-                first = await c.session.call_tool("call_tool", arguments, allow_input_required=True)
-                assert isinstance(first, types.InputRequiredResult)
-                assert first.input_requests is not None
+                arguments, first = await ask_model_first_round(c)
                 ((key, request),) = first.input_requests.items()
                 final = await c.session.call_tool(
                     "call_tool",
@@ -638,14 +647,7 @@ class TestClientsOf2026:
     def test_a_request_state_is_taken_back_only_for_the_same_request(self, config: Path) -> None:
         async def scenario() -> tuple[list[str], str]:
             async with stdio_client(config, sampling_callback=sampling_client("claude", [])) as c:
-                await c.call_tool("search_tools", {"queries": ["asking__ask_model"]})
-                arguments = {
-                    "name": "asking__ask_model",
-                    "arguments": {"question": "why?", "related": "yes"},
-                }
-                first = await c.session.call_tool("call_tool", arguments, allow_input_required=True)
-                assert isinstance(first, types.InputRequiredResult)
-                assert first.input_requests is not None
+                arguments, first = await ask_model_first_round(c)
                 responses = {key: answer("because") for key in first.input_requests}
                 refusals: list[str] = []
                 other = {

@@ -60,7 +60,7 @@ def _o200k_base() -> tiktoken.Encoding:
     import tiktoken
     from tiktoken_ext import openai_public
 
-    spec = _run_offline(openai_public, openai_public.o200k_base)
+    spec = _run_offline(openai_public.o200k_base)
     return tiktoken.Encoding(
         name=spec["name"],
         pat_str=spec["pat_str"],
@@ -69,16 +69,17 @@ def _o200k_base() -> tiktoken.Encoding:
     )
 
 
-def _run_offline(module: types.ModuleType, constructor: types.FunctionType) -> dict[str, Any]:
-    """Run one of tiktoken's encoding constructors (defined in `module`) with its download
-    replaced by the bundled ranks.
+def _run_offline(constructor: types.FunctionType) -> dict[str, Any]:
+    """Run one of tiktoken's encoding constructors with its download replaced by the bundled
+    ranks.
 
     Running tiktoken's own constructor keeps the split pattern, special tokens and expected
     hash exactly as tiktoken defines them, rather than copies that could drift. The constructor
     runs as a copy with its own globals, so tiktoken's module is never patched and other users
     of tiktoken in the process are unaffected.
     """
-    offline_globals = {**vars(module), "load_tiktoken_bpe": _load_bundled_ranks}
+    # A function's globals are its module's: tiktoken_ext.openai_public's.
+    offline_globals = {**constructor.__globals__, "load_tiktoken_bpe": _load_bundled_ranks}
     offline = types.FunctionType(constructor.__code__, offline_globals, constructor.__name__)
     spec: dict[str, Any] = offline()
     return spec

@@ -10,9 +10,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 #: The cache file's name in the user cache directory.
 CACHE_FILE_NAME = "embeddings.sqlite3"
@@ -27,6 +28,18 @@ def default_cache_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("toolscout", appauthor=False)) / CACHE_FILE_NAME
+
+
+def rows_for_keys(
+    connection: sqlite3.Connection, query: str, leading: Sequence[object], keys: Sequence[bytes]
+) -> Iterator[tuple[Any, ...]]:
+    """The rows `query` selects for `keys`: `{keys}` in the query takes their placeholders
+    (`IN ({keys})`), bound after the `leading` parameters, `KEYS_PER_STATEMENT` at a time."""
+    for start in range(0, len(keys), KEYS_PER_STATEMENT):
+        chunk = keys[start : start + KEYS_PER_STATEMENT]
+        yield from connection.execute(
+            query.format(keys=",".join("?" * len(chunk))), [*leading, *chunk]
+        )
 
 
 class CacheFile:

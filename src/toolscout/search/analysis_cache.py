@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from toolscout.search._cache_file import KEYS_PER_STATEMENT, CacheFile
+from toolscout.search._cache_file import CacheFile, rows_for_keys
 from toolscout.search.base import FIELDS
 
 __all__ = ["AnalysisCache", "CachedAnalysis"]
@@ -68,17 +68,17 @@ class AnalysisCache:
         with self._file.session() as connection:
             if connection is None:
                 return found
-            for start in range(0, len(keys), KEYS_PER_STATEMENT):
-                chunk = keys[start : start + KEYS_PER_STATEMENT]
-                rows = connection.execute(
-                    "SELECT fingerprint, terms, field_lengths FROM analyses "
-                    f"WHERE analyzer = ? AND fingerprint IN ({','.join('?' * len(chunk))})",
-                    [analyzer, *chunk],
-                )
-                for key, terms, lengths in rows:
-                    analysis = _read(terms, lengths)
-                    if analysis is not None:
-                        found[key.hex()] = analysis
+            rows = rows_for_keys(
+                connection,
+                "SELECT fingerprint, terms, field_lengths FROM analyses "
+                "WHERE analyzer = ? AND fingerprint IN ({keys})",
+                [analyzer],
+                keys,
+            )
+            for key, terms, lengths in rows:
+                analysis = _read(terms, lengths)
+                if analysis is not None:
+                    found[key.hex()] = analysis
         return found
 
     def put(self, analyzer: str, analyses: dict[str, CachedAnalysis]) -> None:

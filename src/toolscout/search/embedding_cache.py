@@ -17,9 +17,9 @@ import numpy.typing as npt
 
 from toolscout.search._cache_file import (
     CACHE_FILE_NAME,
-    KEYS_PER_STATEMENT,
     CacheFile,
     default_cache_path,
+    rows_for_keys,
 )
 
 __all__ = ["CACHE_FILE_NAME", "EmbeddingCache", "default_cache_path", "text_hash"]
@@ -66,14 +66,14 @@ class EmbeddingCache:
         found: dict[bytes, bytes] = {}
         with self._file.session() as connection:
             if connection is not None:
-                for start in range(0, len(hashes), KEYS_PER_STATEMENT):
-                    chunk = hashes[start : start + KEYS_PER_STATEMENT]
-                    rows = connection.execute(
-                        "SELECT text_hash, vector FROM vectors WHERE model = ? AND text_hash IN "
-                        f"({','.join('?' * len(chunk))})",
-                        [model_id, *chunk],
-                    )
-                    found.update(rows)
+                rows = rows_for_keys(
+                    connection,
+                    "SELECT text_hash, vector FROM vectors "
+                    "WHERE model = ? AND text_hash IN ({keys})",
+                    [model_id],
+                    hashes,
+                )
+                found.update(rows)
         return [
             np.frombuffer(found[key], dtype=np.float32) if key in found else None for key in hashes
         ]
