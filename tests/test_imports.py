@@ -127,6 +127,23 @@ class TestWhatStartUpLoads:
         assert "numpy" in loaded
         assert "tiktoken" not in loaded
         assert "docstring_parser" not in loaded
+        assert "yaml" not in loaded
+
+    def test_the_command_line_s_search_of_a_json_file_loads_no_yaml_reader(
+        self, tmp_path: Path
+    ) -> None:
+        loaded = _loaded_after(
+            "import os, sys\n"
+            f"os.chdir({str(tmp_path)!r})  # no config file here\n"
+            "from toolscout.cli.app import app\n"
+            "sys.argv = ['toolscout', 'search', 'demo', 'weather', '--engine', 'bm25', '--json']\n"
+            "try:\n"
+            "    app()\n"
+            "except SystemExit as done:\n"
+            "    assert done.code in (None, 0)"
+        )
+        assert "Stemmer" in loaded
+        assert "yaml" not in loaded
 
 
 SOURCE = Path(toolscout.__file__).parent
@@ -183,6 +200,7 @@ class TestImportGraph:
         inward = (
             "toolscout.errors",
             "toolscout.safe_loading",
+            "toolscout.safe_yaml",
             "toolscout.workers",
             "toolscout._lazy_exports",
         )

@@ -22,6 +22,7 @@ from toolscout.search import (
     ToolIndex,
     default_cache_path,
 )
+from toolscout.search.analysis_cache import KEPT_CATALOGS
 from toolscout.search.bm25 import BM25Engine
 from toolscout.search.hybrid import HybridEngine
 
@@ -123,6 +124,8 @@ class TestBM25FromTheCache:
                 "UPDATE analyses SET field_lengths = x'00' WHERE rowid = ?", (rows[1][0],)
             )
             connection.execute("UPDATE analyses SET terms = 42 WHERE rowid = ?", (rows[2][0],))
+            # Else the whole catalog is read back, and no tool's row at all.
+            connection.execute("DELETE FROM catalog_analyses")
         uncached = BM25Engine(BM25Options(cache=False))
         uncached.rebuild(tools)
         cached = BM25Engine(BM25Options(cache_path=cache_path))
@@ -137,6 +140,123 @@ class TestBM25FromTheCache:
             engine.rebuild(standard_tools())
         assert engine.rank("current weather", 3).positions[:1] == [0]
         engine.rebuild(standard_tools()[:3])  # no second warning, no error
+
+
+def no_tool_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make looking up tools' analyses one by one fail the test."""
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("the analyses were looked up tool by tool")
+
+    monkeypatch.setattr(AnalysisCache, "get", refuse)
+
+
+class TestWholeCatalogs:
+    def test_a_catalog_indexed_before_is_read_back_whole_and_ranks_the_same(
+        self, tmp_path: Path, demo_tools: list[Tool], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(demo_tools)
+        uncached = BM25Engine(BM25Options(cache=False))
+        uncached.rebuild(demo_tools)
+
+        with monkeypatch.context() as patched:
+            no_tool_looked_up(patched)
+            again = BM25Engine(BM25Options(cache_path=cache_path))
+            again.rebuild(demo_tools)
+        assert rankings(again) == rankings(uncached)
+
+        # The index read back takes changes as one it built itself does.
+        changed = [
+            demo_tools[0].model_copy(update={"description": "Tells the tide times of a harbour."}),
+            *demo_tools[1:-1],
+            make_tool("tide_tables", "Tide tables for a harbour.", parameters={"port": {}}),
+        ]
+        again.rebuild(changed)
+        uncached.rebuild(changed)
+        assert rankings(again, [*QUERIES, "tide times of the harbour"]) == rankings(
+            uncached, [*QUERIES, "tide times of the harbour"]
+        )
+
+    def test_the_same_tools_in_another_order_are_another_catalog(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(tools)
+        reversed_tools = tools[::-1]
+        cached = BM25Engine(BM25Options(cache_path=cache_path))
+        cached.rebuild(reversed_tools)
+        uncached = BM25Engine(BM25Options(cache=False))
+        uncached.rebuild(reversed_tools)
+        assert rankings(cached) == rankings(uncached)
+
+    @pytest.mark.parametrize(
+        ("column", "value"),
+        [
+            ("vocabulary", "weather\nweather"),  # a term twice
+            ("vocabulary", ""),  # every id out of range
+            ("vocabulary", 42),
+            ("term_ids", np.array([1_000_000], dtype=np.int32).tobytes()),
+            ("term_ids", np.array([-1], dtype=np.int32).tobytes()),
+            ("term_ids", b"\x00"),
+            ("field_lengths", b"\x00" * 8),  # not one row per tool
+            ("field_lengths", "text"),
+        ],
+    )
+    def test_a_damaged_catalog_record_is_analysed_again(
+        self, tmp_path: Path, column: str, value: object
+    ) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(tools)
+        with sqlite3.connect(cache_path) as connection:
+            assert connection.execute(f"UPDATE catalog_analyses SET {column} = ?", (value,))
+        uncached = BM25Engine(BM25Options(cache=False))
+        uncached.rebuild(tools)
+        cached = BM25Engine(BM25Options(cache_path=cache_path))
+        cached.rebuild(tools)
+        assert rankings(cached) == rankings(uncached)
+
+    def test_lengths_that_do_not_add_up_or_a_reordered_vocabulary_are_not_read(
+        self, tmp_path: Path
+    ) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild(tools)
+        with sqlite3.connect(cache_path) as connection:
+            vocabulary, lengths = connection.execute(
+                "SELECT vocabulary, field_lengths FROM catalog_analyses"
+            ).fetchone()
+        shape = (len(tools), -1)
+        damaged = [
+            ("field_lengths", (np.frombuffer(lengths, dtype=np.int32) + 1).tobytes()),
+            ("field_lengths", (-np.frombuffer(lengths, dtype=np.int32).reshape(shape)).tobytes()),
+            # The same words in another order: each id would stand for another word.
+            ("vocabulary", "\n".join(sorted(vocabulary.split("\n")))),
+        ]
+        uncached = BM25Engine(BM25Options(cache=False))
+        uncached.rebuild(tools)
+        for column, value in damaged:
+            with sqlite3.connect(cache_path) as connection:
+                connection.execute("DELETE FROM analyses")  # nothing to fall back on but analysis
+                connection.execute(f"UPDATE catalog_analyses SET {column} = ?", (value,))
+            cached = BM25Engine(BM25Options(cache_path=cache_path))
+            cached.rebuild(tools)
+            assert rankings(cached) == rankings(uncached), column
+
+    def test_only_the_last_catalogs_written_are_kept(self, tmp_path: Path) -> None:
+        cache_path = tmp_path / "cache.sqlite3"
+        tools = standard_tools()
+        catalogs = [
+            [*tools, make_tool(f"tool_{n}", f"Tool number {n}.")] for n in range(KEPT_CATALOGS + 3)
+        ]
+        for catalog in catalogs:
+            BM25Engine(BM25Options(cache_path=cache_path)).rebuild(catalog)
+        with sqlite3.connect(cache_path) as connection:
+            kept = connection.execute("SELECT COUNT(*) FROM catalog_analyses").fetchone()[0]
+        assert kept == KEPT_CATALOGS
+        AnalysisCache(cache_path).clear()
+        with sqlite3.connect(cache_path) as connection:
+            assert connection.execute("SELECT COUNT(*) FROM catalog_analyses").fetchone()[0] == 0
 
 
 class TestWhereAnalysesAreKept:

@@ -95,3 +95,29 @@ def test_the_share_of_a_text_an_english_model_reads_counts_latin_letters(
     text: str, share: float
 ) -> None:
     assert latin_share(text) == pytest.approx(share)
+
+
+@pytest.mark.parametrize("readability", ["default", None])
+def test_each_tool_text_is_made_once_and_embedded_as_made(
+    tmp_path: Path, readability: str | None
+) -> None:
+    made: list[str] = []
+    embedded: list[str] = []
+
+    def text(tool: Tool) -> str:
+        made.append(tool.name)
+        return f"{tool.name}: {tool.description}"
+
+    def vectors(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return misled_vectors(texts)
+
+    semantic = SemanticOptions(
+        CallableEmbedder(vectors, model_id="counted"), cache=False, text=text, progress=False
+    )
+    options = {} if readability == "default" else {"readability": readability}
+    index = ToolIndex(TOOLS, engine="hybrid", semantic=semantic, hybrid=HybridOptions(**options))  # type: ignore[arg-type]
+    index.search("file a report", k=3)
+    assert sorted(made) == sorted(tool.name for tool in TOOLS)  # the hybrid side reads it too
+    # The tools' texts, then the query.
+    assert embedded == [*(f"{tool.name}: {tool.description}" for tool in TOOLS), "file a report"]

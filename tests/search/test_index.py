@@ -30,6 +30,7 @@ def analyse_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(BM25Engine, "_analyse", spy)
     monkeypatch.setattr(AnalysisCache, "get", lambda self, analyzer, fingerprints: {})
+    monkeypatch.setattr(AnalysisCache, "get_catalog", lambda self, key, tools: None)
     yield calls
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from toolscout.catalog.ingest import to_tools
 from toolscout.catalog.tool import Tool
 from toolscout.errors import CatalogFormatError, ToolDefinitionError
-from toolscout.safe_loading import parse_json, parse_yaml
+from toolscout.safe_loading import parse_json
 
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
@@ -27,7 +27,7 @@ def load_tools(path: str | Path, *, namespace: str | None = None) -> list[Tool]:
     Raises:
         CatalogFormatError: the file is missing, unreadable, empty, not valid JSON or YAML
             (the message gives line and column), nested too deeply, a YAML file whose
-            aliases refer to themselves or expand beyond bounds (`toolscout.safe_loading`),
+            aliases refer to themselves or expand beyond bounds (`toolscout.safe_yaml`),
             or holds no known tool shape. The message
             starts with the file's path, as does every error this function raises.
         ToolDefinitionError: a definition in the file has wrong values.
@@ -78,7 +78,10 @@ def _parse_json(text: str, path: Path, *, line_number: int | None = None) -> Any
 
 
 def _parse_yaml(text: str, path: Path) -> Any:
-    import yaml  # JSON catalogs, the demo's included, never need it
+    # JSON catalogs, the demo's included, never need PyYAML.
+    import yaml
+
+    from toolscout.safe_yaml import parse_yaml
 
     try:
         return parse_yaml(text)

@@ -90,7 +90,7 @@ def _has_servers(config: Path) -> bool:
     that cannot be read is left for the config loader to report."""
     import yaml
 
-    from toolscout.safe_loading import parse_yaml
+    from toolscout.safe_yaml import parse_yaml
 
     try:
         data: Any = parse_yaml(config.read_text(encoding="utf-8"))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from toolscout.errors import ConfigError
-from toolscout.safe_loading import BoundedLoader, parse_json
+from toolscout.safe_loading import parse_json
+
+# PyYAML is imported when a config is read: a search with no config file never needs it.
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
 SourceFormat: TypeAlias = Literal["yaml", "json"]
 
@@ -56,8 +57,12 @@ def read_source(text: str, name: str, format: SourceFormat) -> ConfigSource:
     Raises:
         ConfigError: the text is not valid YAML or JSON, or a mapping repeats a key, or it
             nests too deeply or has YAML aliases that refer to themselves or expand beyond
-            bounds (`toolscout.safe_loading`).
+            bounds (`toolscout.safe_loading`, `toolscout.safe_yaml`).
     """
+    import yaml
+
+    from toolscout.safe_yaml import BoundedLoader
+
     if format == "json":
         try:
             data = parse_json(text)
@@ -99,6 +104,8 @@ def _positions(node: Node | None, name: str) -> dict[KeyPath, Position]:
 
 
 def _walk(node: Node, path: KeyPath, positions: dict[KeyPath, Position], name: str) -> None:
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
     if isinstance(node, MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:

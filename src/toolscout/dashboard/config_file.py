@@ -35,7 +35,8 @@ import yaml
 
 from toolscout.config import ToolSearchSettings, is_host_file, settings_beside
 from toolscout.errors import DashboardError
-from toolscout.safe_loading import parse_json, parse_yaml
+from toolscout.safe_loading import parse_json
+from toolscout.safe_yaml import parse_yaml
 
 EDITED_KEYS = (
     "enabled",

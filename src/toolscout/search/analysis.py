@@ -180,6 +180,8 @@ class Analyzer:
 def identifier_words(identifier: str) -> list[str]:
     """The words of an identifier, case kept: `sendSlackMessage` → `send Slack Message`,
     `get_current_weather` → `get current weather`, `math.factorial` → `math factorial`."""
+    if identifier.islower():  # no capital letter: no case boundary to look for
+        return [part for part in _SEPARATOR.split(identifier) if part]
     return [
         part
         for piece in _SEPARATOR.split(identifier)

@@ -5,10 +5,16 @@ terms back costs a fifth of analysing them.
 Analyses are keyed by what produced them (`analyzer`: the analysis code, the language, the
 fields searched...) and the tool's `fingerprint`, which changes exactly when its searchable
 text does. They live in the same SQLite file as the embedding cache.
+
+A catalog indexed from scratch is also kept whole, as one record of its vocabulary and its
+tools' term ids (`CatalogAnalysis`): a process that indexes the same catalog again reads one
+row instead of a row per tool, and maps no term to its id. Only the `KEPT_CATALOGS` last
+written are kept.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +25,10 @@ import numpy.typing as npt
 from toolscout.search._cache_file import CacheFile, rows_for_keys
 from toolscout.search.base import FIELDS
 
-__all__ = ["AnalysisCache", "CachedAnalysis"]
+__all__ = ["KEPT_CATALOGS", "AnalysisCache", "CachedAnalysis", "CatalogAnalysis"]
+
+#: Whole catalogs' analyses kept in the file; the oldest written go first.
+KEPT_CATALOGS = 8
 
 # Terms are words and word pairs: neither ever holds a newline.
 _TERM_SEPARATOR = "\n"
@@ -32,6 +41,13 @@ CREATE TABLE IF NOT EXISTS analyses (
     field_lengths BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS analyses_by_key ON analyses (analyzer, fingerprint);
+CREATE TABLE IF NOT EXISTS catalog_analyses (
+    key BLOB PRIMARY KEY,
+    vocabulary TEXT NOT NULL,
+    term_ids BLOB NOT NULL,
+    field_lengths BLOB NOT NULL,
+    written REAL NOT NULL
+);
 """
 
 
@@ -42,6 +58,18 @@ class CachedAnalysis:
     terms: list[str]
     field_lengths: npt.NDArray[np.int32]
     """How many of `terms` each field has, in `FIELDS` order."""
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogAnalysis:
+    """The analyses of a whole catalog: its vocabulary, and each tool's terms as ids in it."""
+
+    vocabulary: dict[str, int]
+    """Each term with its id; ids are the positions `0…n-1`, in order."""
+    term_ids: npt.NDArray[np.int32]
+    """Every tool's term ids, field after field, tool after tool."""
+    field_lengths: npt.NDArray[np.int32]
+    """How many of `term_ids` each field of each tool has: tools × `FIELDS`."""
 
 
 class AnalysisCache:
@@ -101,6 +129,42 @@ class AnalysisCache:
                         rows,
                     )
 
+    def get_catalog(self, key: bytes, tools: int) -> CatalogAnalysis | None:
+        """The analyses of the catalog of `tools` tools stored under `key`, if any."""
+        with self._file.session() as connection:
+            if connection is None:
+                return None
+            row = connection.execute(
+                "SELECT vocabulary, term_ids, field_lengths FROM catalog_analyses WHERE key = ?",
+                [key],
+            ).fetchone()
+        return None if row is None else _read_catalog(*row, tools=tools)
+
+    def put_catalog(self, key: bytes, analysis: CatalogAnalysis) -> None:
+        """Store a catalog's analyses under `key`, and forget all but the `KEPT_CATALOGS`
+        last written."""
+        row = (
+            key,
+            _TERM_SEPARATOR.join(analysis.vocabulary),
+            np.ascontiguousarray(analysis.term_ids, dtype=np.int32).tobytes(),
+            np.ascontiguousarray(analysis.field_lengths, dtype=np.int32).tobytes(),
+            time.time(),
+        )
+        with self._file.session() as connection:
+            if connection is not None:
+                with connection:
+                    connection.execute(
+                        "INSERT OR REPLACE INTO catalog_analyses "
+                        "(key, vocabulary, term_ids, field_lengths, written) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        row,
+                    )
+                    connection.execute(
+                        "DELETE FROM catalog_analyses WHERE key NOT IN "
+                        "(SELECT key FROM catalog_analyses ORDER BY written DESC LIMIT ?)",
+                        [KEPT_CATALOGS],
+                    )
+
     def count(self) -> int:
         """How many analyses are stored."""
         with self._file.session() as connection:
@@ -114,6 +178,7 @@ class AnalysisCache:
             if connection is not None:
                 with connection:
                     connection.execute("DELETE FROM analyses")
+                    connection.execute("DELETE FROM catalog_analyses")
 
     def close(self) -> None:
         self._file.close()
@@ -134,3 +199,30 @@ def _read(terms: object, lengths: object) -> CachedAnalysis | None:
     if (field_lengths < 0).any() or int(field_lengths.sum()) != len(term_list):
         return None
     return CachedAnalysis(term_list, field_lengths)
+
+
+def _read_catalog(
+    vocabulary: object, term_ids: object, field_lengths: object, *, tools: int
+) -> CatalogAnalysis | None:
+    """A stored catalog's analyses, or `None` if the row is not one for `tools` tools (the file
+    is another program's to damage): the catalog is then analysed tool by tool."""
+    if not (
+        isinstance(vocabulary, str)
+        and isinstance(term_ids, bytes)
+        and isinstance(field_lengths, bytes)
+        and len(term_ids) % 4 == 0
+        and len(field_lengths) == tools * len(FIELDS) * 4
+    ):
+        return None
+    terms = vocabulary.split(_TERM_SEPARATOR) if vocabulary else []
+    ids = np.frombuffer(term_ids, dtype=np.int32)
+    lengths = np.frombuffer(field_lengths, dtype=np.int32).reshape(tools, len(FIELDS))
+    by_term = dict(zip(terms, range(len(terms)), strict=True))
+    if (
+        len(by_term) != len(terms)  # a term twice
+        or (lengths < 0).any()
+        or int(lengths.sum()) != len(ids)
+        or (len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= len(terms)))
+    ):
+        return None
+    return CatalogAnalysis(by_term, ids, lengths)

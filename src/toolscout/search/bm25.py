@@ -31,7 +31,7 @@ import numpy.typing as npt
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import Analyzer, QueryTerm, single_words, word_pairs
-from toolscout.search.analysis_cache import AnalysisCache, CachedAnalysis
+from toolscout.search.analysis_cache import AnalysisCache, CachedAnalysis, CatalogAnalysis
 from toolscout.search.base import (
     FIELDS,
     Field,
@@ -283,6 +283,7 @@ class BM25Engine(SearchEngine):
         self._vocabulary: dict[str, int] = {}
         # Word pairs with synonyms ("web page") are looked up like the pairs tools have.
         _term_ids(self._vocabulary, [term for term in self._synonyms if " " in term])
+        self._initial_terms = list(self._vocabulary)
         self._analysed: dict[str, tuple[Tool, _AnalysedTool]] = {}
         self._state = _empty_state()
         searched = [name for name in FIELDS if self.options.field_weights.get(name)]
@@ -294,13 +295,10 @@ class BM25Engine(SearchEngine):
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
         with _collection_paused():
-            previous = [self._previous_analysis(tool) for tool in tools]
-            new_tools = [tool for tool, known in zip(tools, previous, strict=True) if not known]
-            fresh = iter(self._analyse_all(new_tools))
-            analysed = {
-                tool.id: (tool, analysis if analysis is not None else next(fresh))
-                for tool, analysis in zip(tools, previous, strict=True)
-            }
+            if self._analysed or self.cache is None or not tools:
+                analysed = self._analyses_of(tools)
+            else:
+                analysed = self._first_analyses_of(tools, self.cache)
         self._analysed = analysed  # forget tools that left the catalog
         analysed_tools = tuple(entry[1] for entry in analysed.values())
         if len(analysed_tools) == len(self._state.tools) and all(
@@ -319,6 +317,57 @@ class BM25Engine(SearchEngine):
         for term in self._synonyms:
             if " " not in term:  # the key of a query word of three letters or more
                 self._match((term, True), state)
+
+    def _analyses_of(self, tools: Sequence[Tool]) -> dict[str, tuple[Tool, _AnalysedTool]]:
+        """Each tool's analysis by id: the one it had if it is unchanged, else from the cache
+        or made afresh."""
+        previous = [self._previous_analysis(tool) for tool in tools]
+        new_tools = [tool for tool, known in zip(tools, previous, strict=True) if not known]
+        fresh = iter(self._analyse_all(new_tools))
+        return {
+            tool.id: (tool, analysis if analysis is not None else next(fresh))
+            for tool, analysis in zip(tools, previous, strict=True)
+        }
+
+    def _first_analyses_of(
+        self, tools: Sequence[Tool], cache: AnalysisCache
+    ) -> dict[str, tuple[Tool, _AnalysedTool]]:
+        """The analyses of a first index, read back whole when this catalog was indexed from
+        scratch before (with this analysis, in this order), and kept whole otherwise."""
+        key = self._catalog_key(tools)
+        kept = cache.get_catalog(key, len(tools))
+        # The terms every index starts with (the synonyms' word pairs) keep their ids.
+        starts_as_new = kept is not None and self._initial_terms == list(
+            itertools.islice(kept.vocabulary, len(self._initial_terms))
+        )
+        if kept is not None and starts_as_new:
+            self._vocabulary = kept.vocabulary
+            ends = np.cumsum(kept.field_lengths.sum(axis=1))
+            return {
+                tool.id: (tool, _AnalysedTool(term_ids, field_lengths))
+                for tool, term_ids, field_lengths in zip(
+                    tools, np.split(kept.term_ids, ends[:-1]), kept.field_lengths, strict=True
+                )
+            }
+        analysed = self._analyses_of(tools)
+        if len(analysed) == len(tools):  # no id said twice
+            analyses = [analysis for _, analysis in analysed.values()]
+            whole = CatalogAnalysis(
+                dict(self._vocabulary),
+                np.concatenate([analysis.term_ids for analysis in analyses]),
+                np.stack([analysis.field_lengths for analysis in analyses]),
+            )
+            cache.put_catalog(key, whole)
+        return analysed
+
+    def _catalog_key(self, tools: Sequence[Tool]) -> bytes:
+        """What a whole catalog's analyses are kept under: the analysis, and each tool's
+        fingerprint in order."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(self._analyzer_key.encode())
+        digest.update("\n".join(self._initial_terms).encode())
+        digest.update("".join(tool.fingerprint for tool in tools).encode())
+        return digest.digest()
 
     def _previous_analysis(self, tool: Tool) -> _AnalysedTool | None:
         # Tools are immutable: the same object needs no check, and a new object for the same

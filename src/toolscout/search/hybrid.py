@@ -135,22 +135,29 @@ class HybridEngine(SearchEngine):
         self._names = _NameIndex({}, np.zeros(0, dtype=np.int64))
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
-        self.semantic.rebuild(tools)
-        self.bm25.rebuild(tools)
         server_words: dict[str, frozenset[str]] = {}  # a few servers have all the tools
-        facts = [self._facts_of(tool, server_words) for tool in tools]
+        texts: dict[str, str] = {}  # made for readability, and embedded from there
+        facts = [self._facts_of(tool, server_words, texts) for tool in tools]
+        self.semantic.rebuild(tools, texts=texts)
+        self.bm25.rebuild(tools)
         self._facts = {fact.tool.id: fact for fact in facts}
         self._readable = np.array([fact.readable for fact in facts], dtype=np.float64)
         self._names = _name_index([fact.name_words for fact in facts])
 
-    def _facts_of(self, tool: Tool, server_words: dict[str, frozenset[str]]) -> _ToolFacts:
+    def _facts_of(
+        self, tool: Tool, server_words: dict[str, frozenset[str]], texts: dict[str, str]
+    ) -> _ToolFacts:
         previous = self._facts.get(tool.id)
         if previous is not None and (
             previous.tool is tool or previous.tool.fingerprint == tool.fingerprint
         ):
             return previous
         readability = self.options.readability
-        readable = 1.0 if readability is None else readability(self.semantic.options.text(tool))
+        if readability is None:
+            readable = 1.0
+        else:
+            text = texts[tool.id] = self.semantic.options.text(tool)
+            readable = readability(text)
         # The server's name in a tool's name (`git_log` of the server `git`) names no tool.
         namespace = tool.namespace or ""
         server = server_words.get(namespace)

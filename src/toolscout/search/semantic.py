@@ -10,7 +10,7 @@ nothing that was embedded before.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,7 +162,10 @@ class SemanticEngine(SearchEngine):
         self._state = _State((), np.zeros((0, 0), dtype=np.float32))
         self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
 
-    def rebuild(self, tools: Sequence[Tool]) -> None:
+    def rebuild(self, tools: Sequence[Tool], *, texts: Mapping[str, str] | None = None) -> None:
+        """Index these tools, in this order; `texts` are the texts of some of them by id,
+        already made with `SemanticOptions.text` (the hybrid engine reads them too)."""
+        made = texts or {}
         pending: list[_Entry | str] = []  # per tool: its entry, or the text to embed
         for tool in tools:
             previous = self._entries.get(tool.id)
@@ -173,13 +176,15 @@ class SemanticEngine(SearchEngine):
             ):
                 pending.append(_Entry(tool, previous.text_hash, previous.vector))
                 continue
-            text = self.options.text(tool)
+            text = made.get(tool.id)
+            if text is None:
+                text = self.options.text(tool)
             if previous is not None and previous.text_hash == text_hash(text):
                 pending.append(_Entry(tool, previous.text_hash, previous.vector))
             else:
                 pending.append(text)
-        texts = list(dict.fromkeys(text for text in pending if isinstance(text, str)))
-        vectors = dict(zip(texts, self._vectors(texts), strict=True))
+        to_embed = list(dict.fromkeys(text for text in pending if isinstance(text, str)))
+        vectors = dict(zip(to_embed, self._vectors(to_embed), strict=True))
         complete = [
             entry if isinstance(entry, _Entry) else _Entry(tool, text_hash(entry), vectors[entry])
             for tool, entry in zip(tools, pending, strict=True)
