@@ -33,10 +33,10 @@ demo: $(DEMO_INSTALLED) $(DEMO_CONFIG)
 $(DEMO_CONFIG):
 	printf '# Written by make demo; the dashboard saves its settings here.\ntool_search:\n  enabled: true\n' > $@
 
-# Two workers per core (tests/conftest.py); worksteal: a worker that runs out of tests takes
-# some of another's, so no worker is left with the slow ones at the end.
+# Two workers per core (tests/conftest.py), which take tests from each other's queues
+# (pyproject.toml's `--dist worksteal`).
 test: $(INSTALLED) system-check lint
-	$(BIN)/pytest -n auto --dist worksteal --durations=25
+	$(BIN)/pytest -n auto --durations=25
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

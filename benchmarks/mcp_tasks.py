@@ -26,7 +26,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Literal, get_args
 
-from benchmarks.bfcl import Split, split_of
+from benchmarks.bfcl import Split, split_of, spread
 from benchmarks.metrics import NDCG_CUTOFF, RECALL_CUTOFFS, abstention_rate
 from benchmarks.peers import AbstainingSearcher, Engine, Searcher, ToolscoutSearcher
 from benchmarks.report import Table
@@ -76,6 +76,15 @@ class McpDevData:
         """The tasks of one split, of the given kinds (all kinds when none is given)."""
         return [
             task for task in self.tasks if task.split == split and (not kinds or task.kind in kinds)
+        ]
+
+    def sample_of(self, split: Split, limit: int | None) -> list[Task]:
+        """The tasks of one split, at most `limit` of each kind, evenly spread (all for None):
+        a sample keeps every kind, so every column of the table is still computed."""
+        if limit is None:
+            return self.tasks_in(split)
+        return [
+            task for kind in get_args(Kind) for task in spread(self.tasks_in(split, kind), limit)
         ]
 
 
@@ -217,23 +226,30 @@ def measure(label: str, searcher: Searcher, tasks: Sequence[Task]) -> McpQuality
 
 
 def run_mcp_tasks(
-    engines: Sequence[Engine], splits: Sequence[Split], data: McpDevData | None = None
+    engines: Sequence[Engine],
+    splits: Sequence[Split],
+    data: McpDevData | None = None,
+    *,
+    limit: int | None = None,
 ) -> list[Table]:
-    """One table per split, every engine built once on the whole catalog."""
+    """One table per split, every engine built once on the whole catalog; with `limit`, on
+    at most that many tasks of each kind per split."""
     data = data or load_mcp_dev()
     plain = plain_tools(data.tools)
+    tasks = {split: data.sample_of(split, limit) for split in splits}
     rows: dict[Split, list[McpQuality]] = {split: [] for split in splits}
     for engine in engines:
         searcher = engine.build(data.tools if engine.namespaced else plain)
         if isinstance(searcher, ToolscoutSearcher):
             searcher = searcher.answering_ids()
         for split in splits:
-            rows[split].append(measure(engine.label, searcher, data.tasks_in(split)))
-    return [_table(split, rows[split], data) for split in splits]
+            rows[split].append(measure(engine.label, searcher, tasks[split]))
+    return [_table(split, rows[split], tasks[split], data) for split in splits]
 
 
-def _table(split: Split, rows: Sequence[McpQuality], data: McpDevData) -> Table:
-    tasks = data.tasks_in(split)
+def _table(
+    split: Split, rows: Sequence[McpQuality], tasks: Sequence[Task], data: McpDevData
+) -> Table:
     counts = {kind: sum(task.kind == kind for task in tasks) for kind in get_args(Kind)}
     table = Table(
         title=(

@@ -25,6 +25,7 @@ from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
 from benchmarks.gateway import gateway_unavailable, run_gateway
 from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
+from benchmarks.preload import SIZES as PRELOAD_SIZES
 from benchmarks.preload import run_preload
 from benchmarks.quality import run_quality
 from benchmarks.report import Table, to_rich, write_results
@@ -62,13 +63,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, sampled queries")
     parser.add_argument("--split", choices=[*get_args(Split), "both"], default="both")
     parser.add_argument(
-        "--sizes", type=_sizes, help="catalog sizes for the speed and token-savings tables"
+        "--sizes",
+        type=_sizes,
+        help="catalog sizes for the speed, token-savings and preloading tables",
     )
     parser.add_argument(
         "--queries",
         type=int,
         help="at most this many BFCL queries (and irrelevance queries) per split, spread over "
-        "the files, for quality and for preloading (default: all; --quick: 150 and 100)",
+        "the files, for quality and for preloading, and this many MCP tasks of each kind per "
+        "split (default: all; --quick: 150 and 100 BFCL queries, all MCP tasks)",
     )
     parser.add_argument(
         "--output",
@@ -146,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tables.append(table)
         console.print(to_rich(table))
     if mcp_dev is not None:
-        for table in run_mcp_tasks(quality_engines, splits, mcp_dev):
+        for table in run_mcp_tasks(quality_engines, splits, mcp_dev, limit=args.queries):
             tables.append(table)
             console.print(to_rich(table))
     for table in (run_senses(quality_engines), run_rewordings(quality_engines, splits)):
@@ -189,7 +193,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.print(to_rich(savings))
     # Preloading defaults were tuned on dev (`python -m benchmarks.preload --split dev --tune`).
     for split in splits:
-        preload = run_preload(data, split, limit=args.queries or (100 if args.quick else None))
+        preload = run_preload(
+            data,
+            split,
+            sizes=args.sizes or PRELOAD_SIZES,
+            limit=args.queries or (100 if args.quick else None),
+        )
         tables.append(preload)
         console.print(to_rich(preload))
     if not args.no_gateway:

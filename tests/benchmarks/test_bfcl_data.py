@@ -173,12 +173,12 @@ class TestDemoCatalog:
 
 @pytest.mark.skipif(toolscout_unavailable() is not None, reason="toolscout.ToolIndex not built yet")
 def test_quick_benchmark_run(tmp_path: Path) -> None:
-    """A smoke test of the benchmark code: the lexical engines and their peers on a sample
-    (semantic search, the gateway and start-up are measured by `make bench`, not by the
-    tests)."""
+    """A smoke test of the benchmark code: every table of the lexical engines and their
+    peers, on the smallest inputs that still fill each of them (semantic search, the gateway
+    and start-up are measured by `make bench`, not by the tests)."""
     report = tmp_path / "latest.md"
-    command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "300"]
-    command += ["--queries", "20"]  # a sample: the code runs, the figures are make bench's
+    command = ["-m", "benchmarks.run", "--quick", "--split", "dev", "--sizes", "20"]
+    command += ["--queries", "2"]  # a sample: the code runs, the figures are make bench's
     result = subprocess.run(
         [
             sys.executable,
@@ -191,5 +191,19 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     text = report.read_text()
+    titles = [line.removeprefix("## ") for line in text.splitlines() if line.startswith("## ")]
+    assert [title.split(":")[0].split(" over ")[0] for title in titles] == [
+        "Data",
+        "Quality, dev split",
+        "Real MCP tools, dev split",
+        "False synonym matches",
+        "Reworded requests",
+        "Speed and scale",
+        "Token savings per request",
+        "Preloading",
+    ]
     for engine in ("toolscout bm25", "toolscout regex", "fastmcp bm25", "bm25s", "rank_bm25"):
         assert f"| {engine} |" in text
+    # Every kind of MCP task is in the sample, and the preloading table had conversations.
+    assert "(2 single, 2 multi, 2 chinese, 2 none)" in text
+    assert "| 20 | load | off | 2 |" in text

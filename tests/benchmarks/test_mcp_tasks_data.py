@@ -100,6 +100,14 @@ class TestTasks:
         for kind in ("single", "multi", "chinese", "none"):
             assert data.tasks_in("dev", kind) and data.tasks_in("test", kind), kind
 
+    def test_a_sample_keeps_every_kind_spread_through_each(self, data: McpDevData) -> None:
+        sample = data.sample_of("dev", 2)
+        kinds = ("single", "multi", "chinese", "none")
+        assert [task.kind for task in sample] == [kind for kind in kinds for _ in range(2)]
+        singles = data.tasks_in("dev", "single")
+        assert sample[:2] == [singles[0], singles[len(singles) // 2]]
+        assert data.sample_of("dev", None) == data.tasks_in("dev")
+
     @pytest.mark.parametrize(
         ("text", "split"),
         [

@@ -70,5 +70,23 @@ class ConfigReloader:
         def ours(change: object, path: str) -> bool:
             return str(Path(path).absolute()) in names
 
-        async for _ in awatch(*folders, watch_filter=ours, debounce=_DEBOUNCE_MS, recursive=False):
-            await self.reload()
+        # awatch waits for changes in a thread that a cancellation cannot interrupt: only its
+        # stop event ends the wait at once (else the gateway's exit waits up to five seconds).
+        stopped = anyio.Event()
+
+        async def follow() -> None:
+            async for _ in awatch(
+                *folders,
+                watch_filter=ours,
+                debounce=_DEBOUNCE_MS,
+                recursive=False,
+                stop_event=stopped,
+            ):
+                await self.reload()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(follow)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stopped.set()
