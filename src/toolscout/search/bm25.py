@@ -416,8 +416,11 @@ class BM25Engine(SearchEngine):
         # search of a small catalog costs: the few best candidates are put in order with as
         # few calls as can be, and their normalized scores computed in Python.
         row_arrays = [matches.rows for _, matches in groups]
-        rows = np.concatenate(row_arrays)
-        weights = np.concatenate([matches.scores for _, matches in groups])
+        if len(groups) == 1:
+            rows, weights = row_arrays[0], groups[0][1].scores
+        else:
+            rows = np.concatenate(row_arrays)
+            weights = np.concatenate([matches.scores for _, matches in groups])
         # With weights, bincount sums floats (its stubs say integers).
         scores = cast("npt.NDArray[np.float64]", np.bincount(rows, weights, minlength=n_tools))
         matched_words = None
@@ -425,9 +428,12 @@ class BM25Engine(SearchEngine):
         if words_in_catalog > 1:
             # The words (not word pairs) come first, and each word's rows are distinct, so
             # counting their rows counts the words a tool matched.
-            matched_words = np.bincount(
-                rows[: sum(map(len, row_arrays[:words_in_catalog]))], minlength=n_tools
+            word_rows = (
+                rows
+                if words_in_catalog == len(groups)
+                else rows[: sum(map(len, row_arrays[:words_in_catalog]))]
             )
+            matched_words = np.bincount(word_rows, minlength=n_tools)
             by_synonym = [m for _, m in groups[:words_in_catalog] if len(m.synonym_rows)]
             if self.options.coordination:
                 # Times the number of the query's words the tool matches.
@@ -435,7 +441,11 @@ class BM25Engine(SearchEngine):
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
         candidates, candidate_scores, exhaustive = _best_candidates(scores, min_score, limit)
-        if by_synonym and matched_words is not None and (matched_words[candidates] < 2).any():
+        if (
+            by_synonym
+            and matched_words is not None
+            and min(matched_words[candidates].tolist(), default=2) < 2
+        ):
             # A word matched only through a synonym counts in full where the tool matches
             # another query word too, and `unconfirmed_synonym_weight` of that elsewhere. Only
             # tools that match a single word lose by it, so while none is among the best, the
@@ -586,10 +596,10 @@ class BM25Engine(SearchEngine):
         min_prefix_length = self.options.min_prefix_length
         query_terms = self.analyzer.query_terms(query)
         synonyms = self._synonyms
-        all_terms = {query_term.term for query_term in query_terms}
+        all_terms = {term for _, term in query_terms}
         seen: set[str] = set()
         for query_term in query_terms:
-            term, word = query_term.term, query_term.word
+            word, term = query_term
             if term in seen:
                 continue
             seen.add(term)
@@ -622,8 +632,21 @@ class BM25Engine(SearchEngine):
 
     def _match(self, key: _MatchKey, state: _IndexState) -> _TermMatches:
         """What a query term matches in the index, remembered for the next query."""
+        term = key[0]
+        exact = self._present_column(term, state)
+        if exact is not None and term not in self._synonyms:
+            # Most terms: a word (or word pair) the catalog has, with no synonym to merge.
+            rows, scores = _column_postings(state.matrix, exact)
+            if " " in term:  # a word pair, weighted: a copy
+                alternative = _Alternative(exact, self.options.pair_weight, "exact")
+                scores = self.options.pair_weight * scores
+            else:  # the matrix's own scores: a view
+                alternative = _Alternative(exact, 1.0, "exact")
+            matches = _TermMatches((alternative,), rows, scores, _NO_ROWS, _NO_SCORES)
+            state.cache.add(key, matches, copied=" " in term)
+            return matches
         alternatives = self._alternatives(
-            key[0], key[1], state, excluded=key[2] if len(key) == 3 else frozenset()
+            term, exact, key[1], state, excluded=key[2] if len(key) == 3 else frozenset()
         )
         if not alternatives:
             matches, copied = _NO_MATCHES, False
@@ -642,13 +665,15 @@ class BM25Engine(SearchEngine):
     def _alternatives(
         self,
         term: str,
+        exact: int | None,
         may_prefix_match: bool,
         state: _IndexState,
         *,
         excluded: frozenset[str] = frozenset(),
     ) -> tuple[_Alternative, ...]:
+        """What `term` matches: its own column `exact` (`_present_column`), its synonyms'
+        and, for a word the catalog lacks, its completions."""
         found: dict[int, _Alternative] = {}
-        exact = self._present_column(term, state)
         if exact is not None:
             weight = self.options.pair_weight if " " in term else 1.0
             found[exact] = _Alternative(exact, weight, "exact")
@@ -739,13 +764,14 @@ def _best_candidates(
     if min_score is not None:
         candidates = candidates[scores[candidates] >= min_score]
     candidate_scores = scores[candidates]
-    exhaustive = len(candidates) <= limit
-    if not exhaustive:
-        cut = len(candidates) - limit
-        kth_best = np.partition(candidate_scores, cut)[cut]
-        best = candidate_scores >= kth_best
-        candidates, candidate_scores = candidates[best], candidate_scores[best]
-    return candidates, candidate_scores, exhaustive
+    if len(candidates) <= limit:
+        return candidates, candidate_scores, True
+    cut = len(candidates) - limit
+    # The array's own partition: `np.partition` adds Python-level checks and a copy anyway.
+    partitioned = candidate_scores.copy()
+    partitioned.partition(cut)
+    best = candidate_scores >= partitioned[cut]
+    return candidates[best], candidate_scores[best], False
 
 
 def _column_postings(
