@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import re
+from collections import Counter
 
-from toolscout.search.needs import MAX_NEEDS, split_needs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolscout.search.needs import MAX_NEEDS, _split_several, may_have_several_needs, split_needs
 
 from .conftest import make_index, names
 
@@ -67,6 +72,40 @@ class TestSplitting:
         needs = split_needs(request)
         assert len(needs) == MAX_NEEDS
         assert needs[0] == "send message number 0 to the team"
+
+
+# Requests built from the pieces splitting looks at: action words, joiners, breaks, quotes,
+# NULs and digits (what quoted text hides behind), and characters of other scripts.
+_REQUEST_PIECES = ["send", "get", "weather", "and", "then", "also,", ";", ".", "?", "\n", "1."]
+_REQUEST_PIECES += ["-", " ", '"', "'", "“", "”", "0", "12", "\x00", "\x000\x00", "é", "天气"]
+_request_piece = st.sampled_from(_REQUEST_PIECES)
+_requests = st.one_of(st.text(max_size=60), st.lists(_request_piece, max_size=30).map("".join))
+
+
+def _word_counts(texts: list[str]) -> Counter[str]:
+    return Counter(word for text in texts for word in re.findall(r"\w+", text))
+
+
+class TestHostileRequests:
+    @settings(max_examples=300, deadline=None)
+    @given(_requests)
+    def test_splitting_never_fails_nor_invents_text(self, request_text: str) -> None:
+        needs = split_needs(request_text)
+        assert needs and len(needs) <= MAX_NEEDS
+        assert _word_counts(needs) <= _word_counts([request_text])
+
+    def test_a_request_holding_placeholder_like_text_keeps_its_own_words(self) -> None:
+        request = 'send "the report" to Bob \x005\x00, then email \x000\x00 to Alice'
+        needs = split_needs(request)
+        assert _word_counts(needs) <= _word_counts([request])
+        assert "the report" in needs[0]
+
+    @settings(max_examples=300, deadline=None)
+    @given(_requests)
+    def test_the_quick_look_agrees_with_the_full_split(self, request_text: str) -> None:
+        request_text = request_text.replace("\x00", " ")  # as split_needs does first
+        if not may_have_several_needs(request_text):
+            assert split_needs(request_text) == _split_several(request_text)
 
 
 class TestSearch:

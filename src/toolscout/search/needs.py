@@ -61,6 +61,9 @@ ACTION_WORDS: frozenset[str] = frozenset(
     show sort start stop store summarise summarize sync tell track transcribe transfer
     translate tweet update upload validate verify view visualise visualize watch write""".split()  # noqa: SIM905
 )
+# The breaks of `_CLAUSE_BREAKS`, each with the first word after it (past punctuation) looked
+# at without being taken, so that every break is found where the split finds it.
+_CLAUSE_NEXT_WORD = re.compile(r"(?=[\s,])(?:,\s*(?:and\s+)?|\s+and\s+)(?=\W*(\w+))", re.IGNORECASE)
 # Words that open a piece only to join it to the one before ("Also convert...").
 _LEADING_JOINERS = re.compile(
     r"^\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?(?:(?:and|also|then|finally|next)\b[\s,]*)*",
@@ -78,6 +81,16 @@ def split_needs(request: str) -> list[str]:
     >>> split_needs("weather in Paris, France")
     ['weather in Paris, France']
     """
+    # Quoted text hides behind NUL-delimited placeholders while the request is cut; a NUL of
+    # the request's own would pass for one of them, and says nothing about what is asked.
+    request = request.replace("\x00", " ")
+    if not may_have_several_needs(request):
+        return [_LEADING_JOINERS.sub("", request).strip(" ,.") or request]
+    return _split_several(request)
+
+
+def _split_several(request: str) -> list[str]:
+    """`split_needs` for a request, with no NUL, that may have several needs."""
     quoted: list[str] = []
 
     def hide(match: re.Match[str]) -> str:
@@ -99,6 +112,16 @@ def split_needs(request: str) -> list[str]:
 
     cleaned = [unhide(_LEADING_JOINERS.sub("", need).strip(" ,.")) for need in needs]
     return [need for need in cleaned if need] or [request]
+
+
+def may_have_several_needs(request: str) -> bool:
+    """False when `request` asks for one thing for certain, as most requests do: then
+    `split_needs` answers with the request alone, and need not be asked. A quick look for
+    step breaks, and for a comma or "and" followed by an action word (counting the words
+    that quotes would hide: hiding takes breaks away, never adds one)."""
+    return _may_have_step_breaks(request) or not ACTION_WORDS.isdisjoint(
+        map(str.casefold, _CLAUSE_NEXT_WORD.findall(request))
+    )
 
 
 def _may_have_step_breaks(text: str) -> bool:
