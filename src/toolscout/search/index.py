@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from toolscout.catalog.catalog import Catalog
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search.base import (
+    MatchedTerm,
     RankedCandidates,
     SearchEngine,
     SearchHit,
@@ -26,7 +26,7 @@ from toolscout.search.choices import (
     EngineName,
     RankingEngine,
 )
-from toolscout.search.needs import split_needs
+from toolscout.search.needs import may_have_several_needs, split_needs
 
 # Each engine is imported when an index runs it: BM25 alone needs no model code.
 if TYPE_CHECKING:
@@ -64,6 +64,11 @@ def choose_engine(engine: EngineName) -> EngineChoice:
 
 #: Queries longer than this are cut before analysis; a tool request is a sentence or two.
 MAX_QUERY_CHARS = 4_000
+
+# A tool a ranking found, before its hit is made: the tool, its score and normalized score,
+# its rank in that ranking, and what explains the match. A plain tuple: a search makes a hit
+# only for what it returns, and a request of several needs ranks several times.
+_Found = tuple[Tool, float, float, int, Callable[[], tuple[MatchedTerm, ...]]]
 
 
 class ToolIndex:
@@ -182,18 +187,22 @@ class ToolIndex:
         threshold: float,
         tool_filter: ToolFilter | None,
     ) -> SearchResults:
-        needs = split_needs(query) if self.split_needs else [query]
-        whole = self._search_one(tools, query, k, min_score, threshold, tool_filter)
+        several = self.split_needs and may_have_several_needs(query)
+        needs = split_needs(query) if several else [query]
+        whole, notice = self._ranking(tools, query, k, min_score, threshold, tool_filter)
         if len(needs) < 2:
-            return whole
+            hits = [
+                SearchHit(tool, score, normalized, rank, None, explain)
+                for tool, score, normalized, rank, explain in whole
+            ]
+            return SearchResults(hits, query=query, notice=notice)
         rankings = [whole] + [
-            self._search_one(tools, need, k, min_score, threshold, tool_filter) for need in needs
+            self._ranking(tools, need, k, min_score, threshold, tool_filter)[0] for need in needs
         ]
         hits = _interleaved(rankings, [None, *needs], k)
-        notice = whole.notice if not hits else None
-        return SearchResults(hits, query=query, notice=notice)
+        return SearchResults(hits, query=query, notice=notice if not hits else None)
 
-    def _search_one(
+    def _ranking(
         self,
         tools: list[Tool],
         query: str,
@@ -201,23 +210,24 @@ class ToolIndex:
         min_score: float | None,
         threshold: float,
         tool_filter: ToolFilter | None,
-    ) -> SearchResults:
+    ) -> tuple[list[_Found], str | None]:
+        """The tools found for one query, best first, and the notice for an empty result."""
         limit = k
         while True:
             candidates = self._engine.rank(query, limit, min_score=min_score)
-            hits, filtered_out = self._accept(tools, candidates, k, tool_filter)
+            found, filtered_out = self._accept(tools, candidates, k, tool_filter)
             # Fewer candidates than asked for means the engine has no more to give
             # (regex out of time): asking again would only repeat the same work.
-            if len(hits) >= k or candidates.exhaustive or len(candidates.positions) < limit:
+            if len(found) >= k or candidates.exhaustive or len(candidates.positions) < limit:
                 break
             limit *= 4  # the filter rejected some: look further down
         notice = candidates.notice
-        if hits:
-            floor = score_floor(hits[0].normalized_score, threshold)
-            hits = [hit for hit in hits if hit.normalized_score >= floor]
-        if not hits and notice is None:
+        if found:
+            floor = score_floor(found[0][2], threshold)
+            found = [entry for entry in found if entry[2] >= floor]
+        if not found and notice is None:
             notice = _nothing_relevant_notice(filtered_out)
-        return SearchResults(hits, query=query, notice=notice)
+        return found, notice
 
     def refresh(self) -> bool:
         """Catch up with the catalog now instead of at the next search; True if it changed."""
@@ -246,11 +256,12 @@ class ToolIndex:
         candidates: RankedCandidates,
         k: int,
         tool_filter: ToolFilter | None,
-    ) -> tuple[list[SearchHit], bool]:
-        """The hits among `candidates` (already above the score floors), and whether the
-        filter turned any tool away."""
-        hits: list[SearchHit] = []
+    ) -> tuple[list[_Found], bool]:
+        """The first `k` of `candidates` (already above the score floors) that the filter
+        keeps, and whether the filter turned any tool away."""
+        found: list[_Found] = []
         filtered_out = False
+        explain = candidates.explain
         for position, score, normalized in zip(
             candidates.positions, candidates.scores, candidates.normalized_scores, strict=True
         ):
@@ -258,18 +269,10 @@ class ToolIndex:
             if tool_filter is not None and not tool_filter(tool):
                 filtered_out = True
                 continue
-            hits.append(
-                SearchHit(
-                    tool=tool,
-                    score=score,
-                    normalized_score=normalized,
-                    rank=len(hits) + 1,
-                    explain=partial(candidates.explain, position),
-                )
-            )
-            if len(hits) == k:
+            found.append((tool, score, normalized, len(found) + 1, partial(explain, position)))
+            if len(found) == k:
                 break
-        return hits, filtered_out
+        return found, filtered_out
 
     def __repr__(self) -> str:
         return f"ToolIndex({self.catalog!r}, engine={self.engine_name!r})"
@@ -281,7 +284,7 @@ WHOLE_REQUEST_FIRST = 2
 
 
 def _interleaved(
-    rankings: Sequence[SearchResults], needs: Sequence[str | None], k: int
+    rankings: Sequence[list[_Found]], needs: Sequence[str | None], k: int
 ) -> list[SearchHit]:
     """The whole request's first hits, then the first hit of each need in turn, then the
     second of each..., each tool once, until there are k: every need gets its best tools in
@@ -294,20 +297,20 @@ def _interleaved(
     seen: set[str] = set()
     ceiling = 1.0
 
-    def add(hit: SearchHit, need: str | None) -> bool:
+    def add(found: _Found, need: str | None) -> bool:
         nonlocal ceiling
-        if hit.tool.id not in seen:
-            seen.add(hit.tool.id)
-            ceiling = min(ceiling, hit.normalized_score)
-            rank = len(hits) + 1
-            hits.append(dataclasses.replace(hit, rank=rank, need=need, normalized_score=ceiling))
+        tool, score, normalized, _, explain = found
+        if tool.id not in seen:
+            seen.add(tool.id)
+            ceiling = min(ceiling, normalized)
+            hits.append(SearchHit(tool, score, ceiling, len(hits) + 1, need, explain))
         return len(hits) == k
 
     whole, rest = rankings[0], rankings[1:]
-    for hit in whole[:WHOLE_REQUEST_FIRST]:
-        if add(hit, None):
+    for found in whole[:WHOLE_REQUEST_FIRST]:
+        if add(found, None):
             return hits
-    queues = [list(whole[WHOLE_REQUEST_FIRST:]), *(list(ranking) for ranking in rest)]
+    queues = [whole[WHOLE_REQUEST_FIRST:], *rest]
     for depth in range(max(map(len, queues))):
         for queue, need in zip(queues, needs, strict=True):
             if depth < len(queue) and add(queue[depth], need):
@@ -368,8 +371,10 @@ def effective_threshold(engine: RankingEngine, *thresholds: float | None) -> flo
     Raises:
         SearchConfigError: a threshold outside 0–1.
     """
-    chosen = next((value for value in reversed(thresholds) if value is not None), None)
-    return _check_threshold(DEFAULT_THRESHOLDS[engine] if chosen is None else chosen)
+    for chosen in reversed(thresholds):
+        if chosen is not None:
+            return _check_threshold(chosen)
+    return _check_threshold(DEFAULT_THRESHOLDS[engine])
 
 
 def _check_threshold(threshold: object) -> float:
