@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolscout.errors import EmbeddingError
+from toolscout.search import SemanticOptions
 from toolscout.search.needs import MAX_NEEDS, _split_several, may_have_several_needs, split_needs
+from toolscout.search.semantic import SemanticEngine
 
 from .conftest import make_index, names
+from .embedding_support import counting_embedder, hashed_vectors
 
 SEMANTIC = ("bm25", "hybrid")
 
@@ -152,3 +158,47 @@ class TestSearch:
     def test_nothing_found_keeps_the_notice(self) -> None:
         results = make_index().search("tell me a joke; then sing me a song please")
         assert results == [] and results.notice
+
+
+class TestModelCalls:
+    REQUEST = "Get the weather in Paris and then book a table for two at 8pm"
+
+    @pytest.mark.parametrize("engine", ["semantic", "hybrid"])
+    def test_a_request_and_its_needs_go_to_the_model_in_one_call(self, engine: str) -> None:
+        embedder, function = counting_embedder()
+        index = make_index(engine=engine, semantic=SemanticOptions(embedder, cache=False))
+        index.refresh()
+        calls, embedded = function.calls, len(function.embedded)
+        index.search(self.REQUEST, threshold=0)
+        assert function.calls == calls + 1
+        assert function.embedded[embedded:] == [self.REQUEST, *split_needs(self.REQUEST)]
+
+    @pytest.mark.parametrize("engine", ["semantic", "hybrid"])
+    def test_needs_rank_as_when_each_is_embedded_alone(
+        self, engine: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def hits() -> list[tuple[str, float, str | None]]:
+            embedder, _ = counting_embedder()
+            index = make_index(engine=engine, semantic=SemanticOptions(embedder, cache=False))
+            return [(h.tool.id, h.score, h.need) for h in index.search(self.REQUEST, threshold=0)]
+
+        together = hits()
+        monkeypatch.setattr(SemanticEngine, "prefetch", lambda self, queries: None)
+        assert hits() == together
+
+    def test_a_model_that_answers_fewer_vectors_is_a_clear_error(self) -> None:
+        class OneShortForQueries:
+            """A model of its own (no CallableEmbedder checks) that answers a batch of queries
+            with one vector too few."""
+
+            model_id, dimension = "one-short", 64
+
+            def embed(self, texts: Sequence[str]) -> np.ndarray:
+                vectors = hashed_vectors(list(texts))
+                return vectors[:-1] if len(texts) == 3 else vectors
+
+        index = make_index(
+            engine="hybrid", semantic=SemanticOptions(OneShortForQueries(), cache=False)
+        )
+        with pytest.raises(EmbeddingError, match="returned 2 vectors for 3 queries"):
+            index.search(self.REQUEST)

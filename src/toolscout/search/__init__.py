@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         effective_threshold,
         score_floor,
     )
+    from toolscout.search.needs import MAX_NEEDS, split_needs
     from toolscout.search.regex import RegexEngine, RegexOptions, pattern_problem
     from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
     from toolscout.search.synonyms import SYNONYM_GROUPS
@@ -52,6 +53,7 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "FIELDS",
     "MAX_K",
+    "MAX_NEEDS",
     "SYNONYM_GROUPS",
     "AnalysisCache",
     "Analyzer",
@@ -86,6 +88,7 @@ __all__ = [
     "matched_spans",
     "pattern_problem",
     "score_floor",
+    "split_needs",
     "tool_text",
 ]
 
@@ -123,6 +126,7 @@ if not TYPE_CHECKING:
             "toolscout.search.embedding_cache": ["EmbeddingCache", "default_cache_path"],
             "toolscout.search.highlight": ["matched_spans"],
             "toolscout.search.hybrid": ["HybridEngine", "HybridOptions"],
+            "toolscout.search.needs": ["MAX_NEEDS", "split_needs"],
             "toolscout.search.index": [
                 "EngineChoice",
                 "ToolIndex",

@@ -155,6 +155,11 @@ class SearchEngine(ABC):
         """Candidates for `query`, best first, at least `limit` of them when there are, leaving
         out those whose raw score is below `min_score`."""
 
+    def prefetch(self, queries: Sequence[str]) -> None:  # noqa: B027 (most engines need none)
+        """`queries` are about to be ranked one after another (a request and its needs): an
+        engine that sends each query to a model may send them all at once. Ranking is the
+        same with or without it."""
+
 
 @dataclass(frozen=True, slots=True)
 class RankedCandidates:

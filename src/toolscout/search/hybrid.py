@@ -170,6 +170,9 @@ class HybridEngine(SearchEngine):
         text = " ".join(identifier_words(identifier))
         return frozenset(term.term for term in single_words(self.bm25.analyzer.query_terms(text)))
 
+    def prefetch(self, queries: Sequence[str]) -> None:
+        self.semantic.prefetch(queries)
+
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         similarities, notice = self.semantic.similarities(query)
         if similarities is None:

@@ -189,6 +189,8 @@ class ToolIndex:
     ) -> SearchResults:
         several = self.split_needs and may_have_several_needs(query)
         needs = split_needs(query) if several else [query]
+        if len(needs) > 1:
+            self._engine.prefetch([query, *needs])
         whole, notice = self._ranking(tools, query, k, min_score, threshold, tool_filter)
         if len(needs) < 2:
             hits = [

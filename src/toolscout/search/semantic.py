@@ -10,7 +10,7 @@ nothing that was embedded before.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from toolscout.search.embedders import (
     is_embedder,
 )
 from toolscout.search.embedding_cache import EmbeddingCache, text_hash
+from toolscout.search.needs import MAX_NEEDS
 
 ToolText = Callable[[Tool], str]
 """What is embedded for a tool: a function from the tool to one text."""
@@ -35,6 +36,8 @@ ToolText = Callable[[Tool], str]
 #: Texts embedded per call to the embedder (and per write to the cache), so a progress bar
 #: moves and an interrupted indexing keeps what it did.
 EMBED_CHUNK = 256
+#: Query vectors kept for the next searches: a request and all its needs (`MAX_NEEDS`), twice.
+REMEMBERED_QUERIES = 2 * (MAX_NEEDS + 1)
 
 #: Embedding at least this many texts shows a progress bar (on a terminal, by default).
 PROGRESS_MIN_TEXTS = 500
@@ -160,7 +163,9 @@ class SemanticEngine(SearchEngine):
         self.cache = EmbeddingCache(self.options.cache_path) if self.options.cache else None
         self._entries: dict[str, _Entry] = {}
         self._state = _State((), np.zeros((0, 0), dtype=np.float32))
-        self._last_query: tuple[str, npt.NDArray[np.float32]] | None = None
+        # The vectors of the last queries embedded, oldest first: ToolIndex ranks a query
+        # again when a filter turns tools away, and `prefetch` embeds a request's needs.
+        self._query_vectors: dict[str, npt.NDArray[np.float32]] = {}
 
     def rebuild(self, tools: Sequence[Tool], *, texts: Mapping[str, str] | None = None) -> None:
         """Index these tools, in this order; `texts` are the texts of some of them by id,
@@ -239,16 +244,33 @@ class SemanticEngine(SearchEngine):
         similarities: npt.NDArray[np.float32] = state.matrix @ vector
         return similarities, None
 
+    def prefetch(self, queries: Sequence[str]) -> None:
+        """Embeds, in one call to the model, the queries it has no vector for."""
+        remembered = self._query_vectors
+        missing = list(dict.fromkeys(q for q in queries if q.strip() and q not in remembered))
+        if missing:
+            embedded = self.embedder.embed([self.query_prefix + query for query in missing])
+            if embedded.shape[0] != len(missing):
+                raise EmbeddingError(
+                    f"{self.embedder.model_id} returned {embedded.shape[0]} vectors for "
+                    f"{len(missing)} queries"
+                )
+            self._remember(zip(missing, _unit_rows(embedded), strict=True))
+
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
-        # ToolIndex asks again with a larger limit when a filter turns tools away: the same
-        # query is not embedded twice in a row.
-        last = self._last_query
-        if last is not None and last[0] == query:
-            return last[1]
-        embedded = self.embedder.embed([self.query_prefix + query])
-        vector: npt.NDArray[np.float32] = _unit_rows(embedded)[0]
-        self._last_query = (query, vector)
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            vector = _unit_rows(self.embedder.embed([self.query_prefix + query]))[0]
+            self._remember([(query, vector)])
         return vector
+
+    def _remember(self, vectors: Iterable[tuple[str, npt.NDArray[np.float32]]]) -> None:
+        remembered = self._query_vectors
+        for query, vector in vectors:
+            remembered.pop(query, None)
+            remembered[query] = vector
+        while len(remembered) > REMEMBERED_QUERIES:
+            del remembered[next(iter(remembered))]
 
     def _vectors(self, texts: list[str]) -> list[npt.NDArray[np.float32]]:
         """A unit vector per text: from the cache where it has one, embedded otherwise."""
