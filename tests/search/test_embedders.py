@@ -106,6 +106,17 @@ class TestLocalEmbedder:
             embedder.embed(TEXTS[1:2])[0], embedder.embed(TEXTS)[1], atol=1e-5
         )
 
+    def test_a_request_and_its_needs_give_the_vectors_each_gives_alone(self) -> None:
+        # Texts of very different lengths: the long one is encoded in a batch of its own.
+        request = (
+            "Find the trending posts on two tech news sites, make a word cloud of the most "
+            "common words in their titles and comments, and save a summary to a file."
+        )
+        texts = [request, "find trending posts", "make a word cloud", "save a summary to a file"]
+        embedder = LocalEmbedder()
+        alone = np.vstack([embedder.embed([text]) for text in texts])
+        np.testing.assert_allclose(embedder.embed(texts), alone, atol=1e-6)
+
     def test_batch_size_does_not_change_the_vectors(self) -> None:
         texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]
         np.testing.assert_allclose(

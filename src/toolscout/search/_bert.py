@@ -65,6 +65,8 @@ _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="toolscout-bert")
 # dozen numpy passes of GELU or layer normalisation, which made them 3x faster than passes
 # over the whole batch.
 _BLOCK_ELEMENTS = 65_536
+# A batch holds texts of at most this many times its shortest text's tokens.
+_MAX_PADDING_RATIO = 2
 
 
 class ModelConfig:
@@ -240,7 +242,18 @@ class BertEncoder:
         padding is computed, the batches spread over the cores."""
         token_ids = [encoding.ids for encoding in self._tokenizer.encode_batch(texts)]
         order = sorted(range(len(texts)), key=lambda index: len(token_ids[index]))
-        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+        batches: list[list[int]] = []
+        for index in order:
+            # A text much longer than its batch's first would have it padded to its length:
+            # a request and its short needs make two batches, encoded side by side.
+            if (
+                batches
+                and len(batches[-1]) < batch_size
+                and len(token_ids[index]) <= _MAX_PADDING_RATIO * len(token_ids[batches[-1][0]])
+            ):
+                batches[-1].append(index)
+            else:
+                batches.append([index])
         out = np.empty((len(texts), self.config.hidden_size), dtype=np.float32)
 
         def encode_batch(rows: list[int]) -> None:
