@@ -46,11 +46,7 @@ class MatchedTerm:
     word is the start of the tool's word) or `pattern` (a regex match)."""
 
 
-def _no_explanation() -> tuple[MatchedTerm, ...]:
-    return ()
-
-
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class SearchHit:
     """A tool found by a search, with how well and why it matched."""
 
@@ -86,29 +82,9 @@ class SearchHit:
     """The part of a request of several needs that found this tool (see `split_needs`);
     None when the request is one need, or the whole request ranked it best."""
     explain: Callable[[], tuple[MatchedTerm, ...]] = field(
-        default=_no_explanation, repr=False, compare=False
+        default=lambda: (), repr=False, compare=False
     )
     """Computes `matched_terms`; searches that never look at explanations never pay for them."""
-
-    def __init__(
-        self,
-        tool: Tool,
-        score: float,
-        normalized_score: float,
-        rank: int = 0,
-        need: str | None = None,
-        explain: Callable[[], tuple[MatchedTerm, ...]] = _no_explanation,
-    ) -> None:
-        # The generated `__init__` of a frozen dataclass sets each field in a call of its
-        # own; one update of the instance's dict costs a third of it, for every hit made.
-        self.__dict__.update(
-            tool=tool,
-            score=score,
-            normalized_score=normalized_score,
-            rank=rank,
-            need=need,
-            explain=explain,
-        )
 
     @cached_property
     def matched_terms(self) -> tuple[MatchedTerm, ...]:

@@ -26,7 +26,7 @@ from toolscout.search.choices import (
     EngineName,
     RankingEngine,
 )
-from toolscout.search.needs import may_have_several_needs, split_needs
+from toolscout.search.needs import split_needs
 
 # Each engine is imported when an index runs it: BM25 alone needs no model code.
 if TYPE_CHECKING:
@@ -187,8 +187,7 @@ class ToolIndex:
         threshold: float,
         tool_filter: ToolFilter | None,
     ) -> SearchResults:
-        several = self.split_needs and may_have_several_needs(query)
-        needs = split_needs(query) if several else [query]
+        needs = split_needs(query) if self.split_needs else [query]
         if len(needs) > 1:
             self._engine.prefetch([query, *needs])
         whole, notice = self._ranking(tools, query, k, min_score, threshold, tool_filter)

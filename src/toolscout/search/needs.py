@@ -116,7 +116,7 @@ def _split_several(request: str) -> list[str]:
 
 def may_have_several_needs(request: str) -> bool:
     """False when `request` asks for one thing for certain, as most requests do: then
-    `split_needs` answers with the request alone, and need not be asked. A quick look for
+    `split_needs` answers with the request alone, without the full split. A quick look for
     step breaks, and for a comma or "and" followed by an action word (counting the words
     that quotes would hide: hiding takes breaks away, never adds one)."""
     return _may_have_step_breaks(request) or not ACTION_WORDS.isdisjoint(

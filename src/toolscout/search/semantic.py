@@ -10,7 +10,7 @@ nothing that was embedded before.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -245,6 +245,9 @@ class SemanticEngine(SearchEngine):
         return similarities, None
 
     def prefetch(self, queries: Sequence[str]) -> None:
+        self._embed_queries(queries)
+
+    def _embed_queries(self, queries: Sequence[str]) -> None:
         """Embeds, in one call to the model, the queries it has no vector for."""
         remembered = self._query_vectors
         missing = list(dict.fromkeys(q for q in queries if q.strip() and q not in remembered))
@@ -255,22 +258,13 @@ class SemanticEngine(SearchEngine):
                     f"{self.embedder.model_id} returned {embedded.shape[0]} vectors for "
                     f"{len(missing)} queries"
                 )
-            self._remember(zip(missing, _unit_rows(embedded), strict=True))
+            remembered.update(zip(missing, _unit_rows(embedded), strict=True))
+            while len(remembered) > REMEMBERED_QUERIES:
+                del remembered[next(iter(remembered))]
 
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
-        vector = self._query_vectors.get(query)
-        if vector is None:
-            vector = _unit_rows(self.embedder.embed([self.query_prefix + query]))[0]
-            self._remember([(query, vector)])
-        return vector
-
-    def _remember(self, vectors: Iterable[tuple[str, npt.NDArray[np.float32]]]) -> None:
-        remembered = self._query_vectors
-        for query, vector in vectors:
-            remembered.pop(query, None)
-            remembered[query] = vector
-        while len(remembered) > REMEMBERED_QUERIES:
-            del remembered[next(iter(remembered))]
+        self._embed_queries([query])
+        return self._query_vectors[query]
 
     def _vectors(self, texts: list[str]) -> list[npt.NDArray[np.float32]]:
         """A unit vector per text: from the cache where it has one, embedded otherwise."""
