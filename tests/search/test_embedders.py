@@ -117,6 +117,19 @@ class TestLocalEmbedder:
         alone = np.vstack([embedder.embed([text]) for text in texts])
         np.testing.assert_allclose(embedder.embed(texts), alone, atol=1e-6)
 
+    @pytest.mark.parametrize("idle", [True, False], ids=["idle machine", "busy machine"])
+    def test_a_query_gives_the_reference_vector_however_busy_the_machine(
+        self, idle: bool, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # On an idle machine a query's products are spread over the BLAS threads; on a busy
+        # one they run on one thread. The load is the machine's: it is set here.
+        monkeypatch.setattr("toolscout.search._bert._a_core_is_idle", lambda: idle)
+        reference = json.loads((DATA / "minilm_reference.json").read_text())["entries"]
+        embedder = LocalEmbedder()
+        for entry in reference:
+            vector = embedder.embed([entry["text"]])[0]
+            np.testing.assert_allclose(vector, entry["vector"], atol=1e-5)
+
     def test_batch_size_does_not_change_the_vectors(self) -> None:
         texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]
         np.testing.assert_allclose(
