@@ -13,8 +13,8 @@
 - each engine's threshold: what it costs in Recall@5 on BFCL and on the reworded requests over
   real MCP tools (`benchmarks.senses`, the dev half of `benchmarks.rewordings`), and how
   often it refuses requests no tool serves. The default is a little below the highest
-  threshold that keeps every right tool the senses requests find in their top 5 with no
-  threshold: it refuses what it can without cutting right answers.
+  threshold that keeps every right tool the served requests of the dev sets find in their
+  top 5 at the lowest threshold swept: it refuses what it can without cutting right answers.
 
 The test splits are never read here. It writes the tables to `benchmarks/results/tuning.md`.
 """
@@ -59,9 +59,9 @@ from toolscout.search.embedders import Embedder, default_embedder
 from toolscout.search.semantic import MINILM_QUERY_PREFIX, normalize_cosine, top_positions
 
 RESULTS = Path(__file__).parent / "results" / "tuning.md"
-#: How far below the threshold at which the senses requests first lose a right tool the
+#: How far below the threshold at which a served request first loses a right tool the
 #: default stays: requests not seen here may score a little lower.
-SENSES_MARGIN = 0.02
+RIGHT_TOOL_MARGIN = 0.02
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(36))
 
 
@@ -567,6 +567,29 @@ def _threshold_measure(
     return measure
 
 
+def _least_cutting(rows: Sequence[_ThresholdRow], kept: Sequence[str]) -> float:
+    """Of the thresholds `RIGHT_TOOL_MARGIN` or more below the first at which a served
+    request of the `kept` sets loses a right tool it has in its top 5 at the lowest threshold
+    swept, the lowest that refuses as many of the reworded requests no tool serves as any: a
+    higher one refuses no more of them, only risks cutting right answers. (Any threshold at
+    all drops the hits below a third of the best, `score_floor`, which 0 would keep.)"""
+
+    def recall(row: _ThresholdRow, name: str) -> float:
+        return row.bfcl_recall if name == "bfcl" else row.found[name]
+
+    cut = next(
+        (
+            row.threshold
+            for row in rows
+            if any(recall(row, name) < recall(rows[0], name) for name in kept)
+        ),
+        1.0,
+    )
+    safe = [row for row in rows if row.threshold <= round(cut - 0.01 - RIGHT_TOOL_MARGIN, 2)]
+    most_refused = max((row.abstained["reworded"] for row in safe), default=0.0)
+    return next((row.threshold for row in safe if row.abstained["reworded"] >= most_refused), 0.0)
+
+
 def _thresholds_table(
     tools: list[Tool],
     queries: Sequence[Query],
@@ -606,23 +629,21 @@ def _thresholds_table(
             served,
             unserved,
         )
-        unlimited = measure(0.0).senses_recall
         rows = [measure(threshold) for threshold in THRESHOLDS]
-        cut = next((row.threshold for row in rows if row.senses_recall < unlimited), 1.0)
-        safe = [row for row in rows if row.threshold <= round(cut - 0.01 - SENSES_MARGIN, 2)]
-        # Of the thresholds that keep the senses' right tools, the lowest that refuses as many
-        # of the reworded requests no tool serves as any: a higher one refuses no more of
-        # them, only cuts more right answers.
-        most_refused = max((row.abstained["reworded"] for row in safe), default=0.0)
-        chosen = next(
-            (row.threshold for row in safe if row.abstained["reworded"] >= most_refused), 0.0
-        )
+        chosen = _least_cutting(rows, kept=("bfcl", "senses", "reworded", "MCP"))
+        # Preloading sends tools unasked: only the senses requests' right tools bind it.
+        for_preloading = _least_cutting(rows, kept=("senses",))
         for row in rows:
-            if round(row.threshold * 20, 6).is_integer() or row.threshold == chosen:
+            marks = [
+                mark
+                for mark, threshold in (("chosen", chosen), ("preload", for_preloading))
+                if row.threshold == threshold
+            ]
+            if round(row.threshold * 20, 6).is_integer() or marks:
                 table.rows.append(
                     [
                         engine,
-                        f"{row.threshold:.2f}" + (" (chosen)" if row.threshold == chosen else ""),
+                        f"{row.threshold:.2f}" + (f" ({', '.join(marks)})" if marks else ""),
                         f"{row.bfcl_recall:.3f}",
                         f"{100 * row.bfcl_abstained:.1f}",
                         f"{row.senses_recall:.3f}",
@@ -635,10 +656,12 @@ def _thresholds_table(
                 )
     table.notes = [
         "chosen: of the thresholds (in steps of 0.01) up to "
-        f"{SENSES_MARGIN} below the first at which the senses requests lose a right tool they "
-        "have in their top 5 with no threshold, the lowest that refuses as many of the "
+        f"{RIGHT_TOOL_MARGIN} below the first at which a served request of BFCL, the senses, the "
+        "reworded or the MCP set loses a right tool it has in its top 5 at the lowest, "
+        "the lowest that refuses as many of the "
         "reworded requests no tool serves as any of them. DEFAULT_THRESHOLDS holds it for "
-        "semantic and hybrid; BM25's 0.4 was chosen before, on BFCL alone. balanced: the "
+        "semantic and hybrid; BM25's 0.4 was chosen before, on BFCL alone. preload: the same "
+        "with the senses requests alone, which DEFAULT_PRELOAD_THRESHOLDS holds. balanced: the "
         "mean of R@5 over every served request of the three sets, and of abstention over "
         "every request no tool serves.",
         "abstain %: requests no tool serves answered with no tool. A search answers only when "

@@ -95,7 +95,7 @@ class TestMistakes:
         assert message.startswith(":3:5: tool_search.preload.max_tools: must be at least 1 (got 0)")
         assert message.endswith(
             ":4:5: tool_search.preload.max_token: unknown key (did you mean max_tokens?); "
-            "the keys here are enabled, max_tools, max_tokens"
+            "the keys here are enabled, max_tools, max_tokens, threshold"
         )
 
     def test_an_unknown_key_suggests_the_right_one(self, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from toolscout.state import InMemoryStore
 WEATHER = "What is the weather forecast in Paris for the next two days?"
 EMAIL = "Send an email to ann@example.com to say I am late"
 OFF_TOPIC = "Tell me a joke about penguins"
+THANKS = "thanks, that's all"
 
 
 def make_search(**options: Any) -> ToolSearch:
@@ -190,6 +191,25 @@ class TestBudget:
         assert preloaded(search.prepare(None, [user(WEATHER)])) == []
 
 
+class TestThreshold:
+    def test_a_weak_match_a_search_returns_is_not_sent_unasked(self) -> None:
+        # Hybrid's search threshold keeps weak matches for a model that asks; preloading,
+        # which sends tools for whatever the user says, holds them to a higher one.
+        search = make_search(engine="hybrid")
+        assert [entry.tool.name for entry in search.find(THANKS).found][:1] == ["send_email"]
+        assert preloaded(search.prepare(None, [user(THANKS)])) == []
+        assert preloaded(search.prepare(None, [user(WEATHER)])) == ["get_forecast"]
+
+    def test_a_threshold_of_its_own(self) -> None:
+        search = make_search(preload={"threshold": 0.99})
+        assert preloaded(search.prepare(None, [user(WEATHER)])) == []
+        assert preloaded(make_search(preload={"threshold": 0}).prepare(None, [user(WEATHER)]))
+
+    def test_never_below_the_search_threshold(self) -> None:
+        search = make_search(threshold=0.99)
+        assert preloaded(search.prepare(None, [user(WEATHER)])) == []
+
+
 class TestSearchStillWorks:
     def test_search_returns_a_tool_the_turn_did_not_preload(self) -> None:
         search = make_search()
@@ -209,6 +229,8 @@ class TestBadConfig:
             ({"max_tools": 21}, "preload.max_tools: Input should be less than or equal to 20"),
             ({"max_tokens": 0}, "preload.max_tokens: Input should be greater than or equal to 1"),
             ({"enabled": "sometimes"}, "preload.enabled: Input should be a valid boolean"),
+            ({"threshold": 1.5}, "preload.threshold: Input should be less than or equal to 1"),
+            ({"threshold": -0.1}, "preload.threshold: Input should be greater than or equal to 0"),
             (
                 {"tools": 3},
                 "unknown option 'preload.tools'; the options are enabled, max_tools, max_tokens",

@@ -67,6 +67,10 @@ class PreloadConfig(BaseModel):
     max_tokens: int = Field(default=1500, ge=1, le=100_000)
     """The most tokens the preloaded tools' definitions may add to a request, counted as
     `ToolSearch.stats()` counts them; a tool that does not fit is skipped."""
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    """Lowest normalized score (0–1) the message's best tool must reach for anything to be
+    preloaded; None: the engine's `DEFAULT_PRELOAD_THRESHOLDS` entry (hybrid 0.12), or the
+    search threshold if that is higher. Tools sent unasked must be surer than search results."""
 
 
 class ToolSearchConfig(BaseModel):

@@ -3,10 +3,11 @@ request before the model asks for them, so that most conversations reach their t
 a search call.
 
 A turn runs from one user message to the next. The tools preloaded for a turn are the
-ranking of its user message, the same ranking `search_tools` runs (threshold included, so a
-request no tool serves preloads nothing), kept to the tools the request's filter lets be
-found, loaded and sent, within `PreloadConfig.max_tools` and `max_tokens`. The same message
-ranks the same way at every step, so the set is stable within a turn.
+ranking of its user message, the same ranking `search_tools` runs, held to a threshold at
+least as high (`PreloadConfig.threshold`: tools sent unasked must be surer than search
+results, and a message no tool serves preloads nothing), kept to the tools the request's
+filter lets be found, loaded and sent, within `PreloadConfig.max_tools` and `max_tokens`.
+The same message ranks the same way at every step, so the set is stable within a turn.
 
 They are listed like discovered tools, in an order that only grows within a turn: the tools
 discovered before the turn, then the preloaded ones, then those the turn's own tool results
@@ -28,6 +29,7 @@ from toolscout.protocol.context_store import ContextStore, as_dict
 from toolscout.protocol.find import SearchScope
 from toolscout.protocol.stats import definition_tokens
 from toolscout.protocol.view import CatalogView
+from toolscout.search import DEFAULT_PRELOAD_THRESHOLDS
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -71,7 +73,9 @@ async def preloaded_tools(
     within `config`'s budget. Tools `scope.known` holds (already discovered) are left out:
     they are sent anyway. A preloaded tool passes every filter phase a discovered tool
     passes before it is sent: `search`, `load` and `active`."""
-    sendable = dataclasses.replace(scope, phases=("search", "load", "active"))
+    sendable = dataclasses.replace(
+        scope, phases=("search", "load", "active"), threshold=preload_threshold(scope, config)
+    )
     found, _ = await sendable.found(text, config.max_tools, set(scope.known))
     chosen: list[Tool] = []
     tokens = 0
@@ -82,6 +86,16 @@ async def preloaded_tools(
         tokens += cost
         chosen.append(entry.tool)
     return chosen
+
+
+def preload_threshold(scope: SearchScope, config: PreloadConfig) -> float:
+    """The threshold a message's ranking must reach to preload: `config.threshold`, else the
+    higher of the engine's preload default and the threshold searches run with."""
+    if config.threshold is not None:
+        return config.threshold
+    index = scope.index
+    search = index.threshold if scope.threshold is None else scope.threshold
+    return max(search, DEFAULT_PRELOAD_THRESHOLDS[index.engine_name])
 
 
 def _text_of(content: object) -> str:

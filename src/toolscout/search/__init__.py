@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     )
     from toolscout.search.bm25 import DEFAULT_FIELD_WEIGHTS, BM25Engine, BM25Options
     from toolscout.search.choices import (
+        DEFAULT_PRELOAD_THRESHOLDS,
         DEFAULT_THRESHOLD,
         DEFAULT_THRESHOLDS,
         MAX_K,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FIELD_WEIGHTS",
+    "DEFAULT_PRELOAD_THRESHOLDS",
     "DEFAULT_THRESHOLD",
     "DEFAULT_THRESHOLDS",
     "FIELDS",
@@ -111,6 +113,7 @@ if not TYPE_CHECKING:
             ],
             "toolscout.search.bm25": ["DEFAULT_FIELD_WEIGHTS", "BM25Engine", "BM25Options"],
             "toolscout.search.choices": [
+                "DEFAULT_PRELOAD_THRESHOLDS",
                 "DEFAULT_THRESHOLD",
                 "DEFAULT_THRESHOLDS",
                 "MAX_K",

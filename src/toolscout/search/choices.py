@@ -22,11 +22,21 @@ DEFAULT_THRESHOLD = 0.4
 
 #: Default `threshold` of each engine. Semantic and hybrid: the lowest that refuses as many
 #: requests no tool serves (benchmarks/rewordings.py, dev half) as any threshold at which
-#: reworded requests over real MCP tools (benchmarks/senses.py) keep every right tool they
-#: have in their top 5 with none: a search that wrongly answers nothing costs the agent its
-#: tool, one that answers an off-topic request costs a few tokens
-#: (`python -m benchmarks.tune_semantic`).
+#: the served requests of the dev sets (BFCL, benchmarks/senses.py, the reworded requests,
+#: the MCP tasks) keep every right tool they have in their top 5, with a margin: a search
+#: that wrongly answers nothing costs the agent its tool, one that answers an off-topic
+#: request costs a few tokens (`python -m benchmarks.tune_semantic`).
 DEFAULT_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
+    {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.08, "hybrid": 0.05}
+)
+
+#: Default threshold of preloading (`PreloadConfig.threshold`) for each engine. Preloaded tools
+#: are sent unasked, for whatever the user says ("hi", "thanks"), so they must be surer than
+#: what a search the model asked for returns: for semantic and hybrid, the lowest threshold
+#: that refuses as many requests no tool serves (benchmarks/rewordings.py, dev half) as any
+#: at which the reworded requests over real MCP tools (benchmarks/senses.py) keep every right
+#: tool they have in their top 5 (`python -m benchmarks.tune_semantic`).
+DEFAULT_PRELOAD_THRESHOLDS: Mapping[RankingEngine, float] = MappingProxyType(
     {"bm25": DEFAULT_THRESHOLD, "regex": DEFAULT_THRESHOLD, "semantic": 0.08, "hybrid": 0.12}
 )
 
