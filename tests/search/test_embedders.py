@@ -123,7 +123,7 @@ class TestLocalEmbedder:
     ) -> None:
         # On an idle machine a query's products are spread over the BLAS threads; on a busy
         # one they run on one thread. The load is the machine's: it is set here.
-        monkeypatch.setattr("toolscout.search._bert._a_core_is_idle", lambda: idle)
+        monkeypatch.setattr("toolscout.search._bert.a_core_is_idle", lambda: idle)
         reference = json.loads((DATA / "minilm_reference.json").read_text())["entries"]
         embedder = LocalEmbedder()
         for entry in reference:

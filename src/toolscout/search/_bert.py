@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toolscout.errors import EmbeddingError
+from toolscout.search._machine_load import a_core_is_idle
 
 _Array = npt.NDArray[np.float32]
 
@@ -59,10 +60,10 @@ _ERF_DENOMINATOR = tuple(
 # enough to stay in that core's cache. No core waits for another within a batch, which
 # matters on a busy machine: on 2 cores shared with other work (load 12-15), BLAS threads
 # spread over each product made a catalog 3-4x slower to embed and a query 10x slower.
-# A lone batch (a query) has no other batch to share the cores with: while the machine has
-# a core to spare, BLAS spreads its products over the cores, as torch does (a query's p50
-# 17 -> 10 ms on 2 idle cores; beside two busy processes, one thread keeps 30 ms where two
-# took 39 ms, and 50 ms at p90 where two took 159).
+# A lone batch (a query) has no other batch to share the cores with: when the machine has
+# a core to spare as it starts, BLAS spreads its products over the cores, as torch does (a
+# query's p50 17 -> 10 ms on 2 idle cores; beside two busy processes, one thread keeps 30 ms
+# where two took 39 ms, and 50 ms at p90 where two took 159).
 _THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="toolscout-bert")
 # About 256 kB of float32 per element-wise block: it stays in a core's L2 cache across the
@@ -263,7 +264,7 @@ class BertEncoder:
         def encode_batch(rows: list[int]) -> None:
             out[rows] = self._forward([token_ids[row] for row in rows])
 
-        if len(batches) == 1 and _THREADS > 1 and _a_core_is_idle():
+        if len(batches) == 1 and _THREADS > 1 and a_core_is_idle():
             encode_batch(batches[0])  # with the BLAS threads the user has set, all by default
             return out
         with _blas_on_one_thread():
@@ -389,22 +390,6 @@ def _attention(qkv: _Array) -> _Array:
     attended /= scores.sum(axis=-1, keepdims=True)
     result: _Array = attended.transpose(1, 0, 2).reshape(length, -1)
     return result
-
-
-def _a_core_is_idle() -> bool:
-    """Whether the machine's load leaves a core idle beside this process's (the load
-    average of the last minute, over all the machine's cores: a container shares its host's)."""
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # none to read (Windows, some sandboxes): assume a busy one
-        return False
-    return (os.cpu_count() or 1) - load >= _IDLE_CORE
-
-
-# How much of a core the load must leave unused beside this process (which counts 1 while
-# it runs) for a query to spread over the cores: a core shared with a busy process makes
-# BLAS threads wait on each other.
-_IDLE_CORE = 0.5
 
 
 @contextmanager
