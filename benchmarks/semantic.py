@@ -619,7 +619,8 @@ def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int
         f"Queries: {len(queries)} BFCL dev queries, embedded one by one. Tool texts: "
         "`tool_text` of the BFCL tools (renamed copies beyond the pool), batched as each "
         "runtime batches by default. Both in float32 on every core of this machine: toolscout "
-        "one batch per core with BLAS on one thread, torch its threads within each operation.",
+        "one batch per core with BLAS on one thread, and a query alone over the BLAS threads "
+        "when other processes leave a core idle; torch its threads within each operation.",
         "load average: the machine's 1-minute load average before and after each runtime's "
         "measurements; above the number of cores, other work shared them.",
     ]
