@@ -62,8 +62,8 @@ _ERF_DENOMINATOR = tuple(
 # spread over each product made a catalog 3-4x slower to embed and a query 10x slower.
 # A lone batch (a query) has no other batch to share the cores with: when the machine has
 # a core to spare as it starts, BLAS spreads its products over the cores, as torch does (a
-# query's p50 17 -> 10 ms on 2 idle cores; beside two busy processes, one thread keeps 30 ms
-# where two took 39 ms, and 50 ms at p90 where two took 159).
+# query's p50 17 -> 11 ms on 2 idle cores; beside two busy processes, one thread keeps 29 ms
+# at p50 and 50 at p90, where two took 41 and 315).
 _THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="toolscout-bert")
 # About 256 kB of float32 per element-wise block: it stays in a core's L2 cache across the

@@ -22,6 +22,9 @@ _TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class _IdleCoreWatch:
+    """Answers whether a core is idle, from the CPU time the machine and this process have
+    used since the last look (see `a_core_is_idle`)."""
+
     def __init__(self) -> None:
         # When last looked, the machine's busy CPU seconds then, this process's, the answer.
         self._last: tuple[float, float, float, bool] | None = None
@@ -70,6 +73,7 @@ def _idle_now() -> bool:
 
 
 def _idle_by_load_average() -> bool:
+    """Without /proc: the last minute's load average against the machine's cores."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # none to read (Windows): assume a busy machine
