@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toolscout.errors import EmbeddingError
-from toolscout.search._machine_load import a_core_is_idle
+from toolscout.search._machine_load import a_core_is_idle, usable_cores
 
 _Array = npt.NDArray[np.float32]
 
@@ -64,7 +64,7 @@ _ERF_DENOMINATOR = tuple(
 # a core to spare as it starts, BLAS spreads its products over the cores, as torch does (a
 # query's p50 17 -> 11 ms on 2 idle cores; beside two busy processes, one thread keeps 29 ms
 # at p50 and 50 at p90, where two took 41 and 315).
-_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+_THREADS = usable_cores()
 _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="toolscout-bert")
 # About 256 kB of float32 per element-wise block: it stays in a core's L2 cache across the
 # dozen numpy passes of GELU or layer normalisation, which made them 3x faster than passes
@@ -264,7 +264,7 @@ class BertEncoder:
         def encode_batch(rows: list[int]) -> None:
             out[rows] = self._forward([token_ids[row] for row in rows])
 
-        if len(batches) == 1 and _THREADS > 1 and a_core_is_idle():
+        if len(batches) == 1 and _THREADS > 1 and _blas_threads_fit() and a_core_is_idle():
             encode_batch(batches[0])  # with the BLAS threads the user has set, all by default
             return out
         with _blas_on_one_thread():
@@ -414,6 +414,23 @@ def _blas_on_one_thread() -> Iterator[None]:
 _blas_lock = threading.Lock()
 _parallel_encodings = 0
 _blas_limit: Any = None
+
+
+def _blas_threads_fit() -> bool:
+    """Whether BLAS's own thread count is within the cores this process may use. It is not
+    in a container with a CPU quota: BLAS counts the host's cores, and spreading a query
+    over that many threads would stall it on the quota."""
+    global _blas_own_threads
+    if _blas_own_threads is None:
+        with _blas_lock:
+            if _parallel_encodings:  # BLAS held to one thread now: read its own count later
+                return False
+            libraries = _blas_controller().select(user_api="blas").info()
+            _blas_own_threads = max((library["num_threads"] for library in libraries), default=1)
+    return _blas_own_threads <= _THREADS
+
+
+_blas_own_threads: int | None = None
 
 
 @cache

@@ -8,8 +8,10 @@ counting them would have each query find the machine busy because of the one bef
 
 from __future__ import annotations
 
+import math
 import os
 import time
+from pathlib import Path
 
 # The shortest and longest time between two looks at the machine's CPU time: below the
 # first, the last answer holds (a look costs a file read, and /proc/stat counts in 10 ms
@@ -18,6 +20,8 @@ _MIN_WINDOW = 0.25
 _MAX_WINDOW = 5.0
 
 _CORES = os.cpu_count() or 1
+# A cgroup v2 quota: "max" or the microseconds of CPU per period, then the period.
+_CPU_QUOTA_FILE = Path("/sys/fs/cgroup/cpu.max")
 _TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -80,6 +84,22 @@ def _idle_by_load_average() -> bool:
         return False
     # This process counts 1 while it runs; half a core more must be unused.
     return _CORES - load >= 0.5
+
+
+def usable_cores() -> int:
+    """The cores this process may run on, fewer when its cgroup's quota allows less (a
+    container's `--cpus`, which leaves the cores it may run on untouched)."""
+    if hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = _CPU_QUOTA_FILE.read_text(encoding="ascii").split()
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):  # no cgroup v2 file, or no quota in it
+        pass
+    return cores
 
 
 #: Whether the machine has a core idle beside the calling thread, judged on other processes'
