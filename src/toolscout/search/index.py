@@ -26,6 +26,7 @@ from toolscout.search.choices import (
     EngineName,
     RankingEngine,
 )
+from toolscout.search.file_names import with_file_words
 from toolscout.search.needs import split_needs
 
 # Each engine is imported when an index runs it: BM25 alone needs no model code.
@@ -189,8 +190,9 @@ class ToolIndex:
     ) -> SearchResults:
         needs = split_needs(query) if self.split_needs else [query]
         if len(needs) > 1:
-            self._engine.prefetch([query, *needs])
-        whole, notice = self._ranking(tools, query, k, min_score, threshold, tool_filter)
+            self._engine.prefetch([self._ranked_text(text) for text in (query, *needs)])
+        ranked = self._ranked_text(query)
+        whole, notice = self._ranking(tools, ranked, k, min_score, threshold, tool_filter)
         if len(needs) < 2:
             hits = [
                 SearchHit(tool, score, normalized, rank, None, explain)
@@ -198,10 +200,16 @@ class ToolIndex:
             ]
             return SearchResults(hits, query=query, notice=notice)
         rankings = [whole] + [
-            self._ranking(tools, need, k, min_score, threshold, tool_filter)[0] for need in needs
+            self._ranking(tools, self._ranked_text(need), k, min_score, threshold, tool_filter)[0]
+            for need in needs
         ]
         hits = _interleaved(rankings, [None, *needs], k)
         return SearchResults(hits, query=query, notice=notice if not hits else None)
+
+    def _ranked_text(self, text: str) -> str:
+        """What the engine ranks for a request or need: with "file" after each file name it
+        has (`with_file_words`), but a regex pattern as it is."""
+        return text if self.engine_name == "regex" else with_file_words(text)
 
     def _ranking(
         self,
