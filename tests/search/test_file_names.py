@@ -38,6 +38,7 @@ def test_a_file_name_is_followed_by_the_word(request_text: str, expected: str) -
     [
         "install Node.js and Vue.js",  # frameworks, not files
         "mail ann@notes.md",  # an e-mail address
+        "ann@" + "x.md/" * 1_000,  # names strung onto one (each read back once)
         "visit example.com",  # a site
         "release v1.2 today. md is a country code",
         "x.mdx and notes.md-draft",  # not the extension

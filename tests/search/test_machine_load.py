@@ -51,7 +51,9 @@ class TestUsableCores:
         monkeypatch.setattr(_machine_load, "_CPU_QUOTA_FILE", quota_file)
         assert _machine_load.usable_cores() == min(cores, self.affinity())
 
-    @pytest.mark.parametrize("text", ["max 100000", "", "garbage", "1 2 3"])
+    @pytest.mark.parametrize(
+        "text", ["max 100000", "", "garbage", "1 2 3", "100000 0", "-1 100000", "10 -5"]
+    )
     def test_no_quota_or_an_unreadable_one_leaves_the_cores_it_may_run_on(
         self, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

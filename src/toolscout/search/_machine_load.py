@@ -57,11 +57,11 @@ def _machine_busy_seconds() -> float | None:
     try:
         with open("/proc/stat", encoding="ascii") as file:
             fields = file.readline().split()
-    except OSError:
+        if len(fields) < 9 or fields[0] != "cpu":
+            return None
+        user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    except (OSError, ValueError):  # unreadable, or not the layout Linux writes
         return None
-    if len(fields) < 9 or fields[0] != "cpu":
-        return None
-    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
     return (user + nice + system + irq + softirq + steal) / _TICKS_PER_SECOND
 
 
@@ -95,7 +95,7 @@ def usable_cores() -> int:
         cores = os.cpu_count() or 1
     try:
         quota, period = _CPU_QUOTA_FILE.read_text(encoding="ascii").split()
-        if quota != "max":
+        if quota != "max" and int(quota) > 0 and int(period) > 0:
             cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
     except (OSError, ValueError):  # no cgroup v2 file, or no quota in it
         pass

@@ -34,16 +34,24 @@ def with_file_words(request: str) -> str:
     notes.md file"); the request itself when it names none. A name in an e-mail address
     (`ann@notes.md`) is not a file's."""
     pieces: list[str] = []
-    done = 0
+    done = 0  # where the request is copied up to
+    examined = 0  # where the last name read back ends
+    in_address = False
     for match in _NAME_END.finditer(request):
         start = match.start()
         if start == 0 or not (request[start - 1].isalnum() or request[start - 1] == "_"):
             continue  # a bare extension, or a sentence's end
-        while start > 0 and (
+        # Read the name back from its dot, no further than the last name read: one that
+        # reaches it is part of the same run of characters (`a.md/b.md`), with its verdict.
+        # Each character is read once, however many names a hostile request strings together.
+        while start > examined and (
             request[start - 1].isalnum() or request[start - 1] in _NAME_PUNCTUATION
         ):
             start -= 1
-        if start > 0 and request[start - 1] == "@":
+        if start != examined or examined == 0:
+            in_address = start > 0 and request[start - 1] == "@"
+        examined = match.end()
+        if in_address:
             continue
         pieces += [request[done : match.end()], " file"]
         done = match.end()

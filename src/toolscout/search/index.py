@@ -189,19 +189,20 @@ class ToolIndex:
         tool_filter: ToolFilter | None,
     ) -> SearchResults:
         needs = split_needs(query) if self.split_needs else [query]
-        if len(needs) > 1:
-            self._engine.prefetch([self._ranked_text(text) for text in (query, *needs)])
-        ranked = self._ranked_text(query)
-        whole, notice = self._ranking(tools, ranked, k, min_score, threshold, tool_filter)
-        if len(needs) < 2:
+        several = len(needs) > 1
+        texts = [self._ranked_text(text) for text in ([query, *needs] if several else [query])]
+        if several:
+            self._engine.prefetch(texts)
+        whole, notice = self._ranking(tools, texts[0], k, min_score, threshold, tool_filter)
+        if not several:
             hits = [
                 SearchHit(tool, score, normalized, rank, None, explain)
                 for tool, score, normalized, rank, explain in whole
             ]
             return SearchResults(hits, query=query, notice=notice)
         rankings = [whole] + [
-            self._ranking(tools, self._ranked_text(need), k, min_score, threshold, tool_filter)[0]
-            for need in needs
+            self._ranking(tools, text, k, min_score, threshold, tool_filter)[0]
+            for text in texts[1:]
         ]
         hits = _interleaved(rankings, [None, *needs], k)
         return SearchResults(hits, query=query, notice=notice if not hits else None)
