@@ -27,6 +27,10 @@ class QualityRow:
     """The same over BFCL_v4_live_irrelevance only."""
     recall5_cost: float | None
     """Recall@5 with no threshold minus Recall@5 at the default one; None without a threshold."""
+    all_found: float
+    """Share of the queries that need several tools with all of them in the top 10."""
+    several: int
+    """How many queries need several tools."""
 
 
 def measure_quality(
@@ -34,15 +38,29 @@ def measure_quality(
 ) -> QualityRow:
     """Quality of one built engine on one split's queries."""
     relevant = [query.relevant for query in queries]
-    measured = quality([searcher.search(query.text, RANKING_DEPTH) for query in queries], relevant)
+    rankings = [searcher.search(query.text, RANKING_DEPTH) for query in queries]
+    measured = quality(rankings, relevant)
+    several = [
+        tools <= set(ranking)
+        for ranking, tools in zip(rankings, relevant, strict=True)
+        if len(tools) > 1
+    ]
     answers = [searcher.search(query.text, ABSTENTION_K) for query in irrelevance]
     live = [answer for answer, query in zip(answers, irrelevance, strict=True) if _is_live(query)]
     cost = None
     if isinstance(searcher, AbstainingSearcher):
         unlimited = searcher.without_threshold()
-        rankings = [unlimited.search(query.text, RANKING_DEPTH) for query in queries]
-        cost = quality(rankings, relevant).recall[5] - measured.recall[5]
-    return QualityRow(label, measured, abstention_rate(answers), abstention_rate(live), cost)
+        unlimited_rankings = [unlimited.search(query.text, RANKING_DEPTH) for query in queries]
+        cost = quality(unlimited_rankings, relevant).recall[5] - measured.recall[5]
+    return QualityRow(
+        label,
+        measured,
+        abstention_rate(answers),
+        abstention_rate(live),
+        cost,
+        all_found=sum(several) / len(several) if several else 0.0,
+        several=len(several),
+    )
 
 
 def run_quality(
@@ -76,6 +94,7 @@ def _table(split: Split, rows: Sequence[QualityRow], data: BfclData) -> Table:
             *(f"R@{k}" for k in RECALL_CUTOFFS),
             f"nDCG@{NDCG_CUTOFF}",
             "MRR",
+            f"several all@{RANKING_DEPTH}",
             "abstain %",
             "abstain % live",
             "R@5 cost",
@@ -88,6 +107,7 @@ def _table(split: Split, rows: Sequence[QualityRow], data: BfclData) -> Table:
                 *(f"{row.quality.recall[k]:.3f}" for k in RECALL_CUTOFFS),
                 f"{row.quality.ndcg:.3f}",
                 f"{row.quality.mrr:.3f}",
+                f"{row.all_found:.3f}",
                 f"{100 * row.abstention:.1f}",
                 f"{100 * row.abstention_live:.1f}",
                 "—" if row.recall5_cost is None else f"{row.recall5_cost:.3f}",
@@ -95,6 +115,9 @@ def _table(split: Split, rows: Sequence[QualityRow], data: BfclData) -> Table:
         )
     table.notes = [
         f"R@k: share of a query's relevant tools in the top k; MRR over the top {RANKING_DEPTH}.",
+        f"several all@{RANKING_DEPTH}: the {first.several} queries that need several tools "
+        f"(BFCL's multiple and parallel-multiple calls), with all of them in the top "
+        f"{RANKING_DEPTH}.",
         "abstain %: irrelevance queries answered with no tool (top "
         f"{ABSTENTION_K}); 'live' counts BFCL_v4_live_irrelevance alone. Engines without a "
         "threshold abstain only when no query word matches anything.",

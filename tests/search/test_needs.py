@@ -54,6 +54,14 @@ class TestSplitting:
                 "Réserve une table à Zürich; envoie un e-mail à Chloé",
                 ["Réserve une table à Zürich", "envoie un e-mail à Chloé"],
             ),
+            (  # an action and its object are a need, short as they are
+                "Find the email from the accountant, download it, and convert it to markdown.",
+                ["Find the email from the accountant", "download it", "convert it to markdown"],
+            ),
+            (
+                "add a slide with the chart to the deck and save it",
+                ["add a slide with the chart to the deck", "save it"],
+            ),
         ],
     )
     def test_a_task_is_cut_into_its_steps(self, request_text: str, needs: list[str]) -> None:

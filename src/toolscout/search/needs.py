@@ -17,8 +17,10 @@ import re
 MAX_NEEDS = 6
 
 #: A need has at least this many words; shorter pieces stay with the piece before them
-#: ("Paris, France" is one place, not two needs).
+#: ("Paris, France" is one place, not two needs)...
 MIN_NEED_WORDS = 3
+#: ...but an action and its object are a need in two ("save it", "email Bob").
+MIN_ACTION_NEED_WORDS = 2
 
 # Quoted text is one piece: what a user quotes is a name or a message, never two needs.
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
@@ -155,12 +157,16 @@ def _joined_short(pieces: list[str]) -> list[str]:
     """Pieces too short to be a need joined to the piece before them (or after, first)."""
     joined: list[str] = []
     for piece in pieces:
-        if joined and (_words(piece) < MIN_NEED_WORDS or _words(joined[-1]) < MIN_NEED_WORDS):
+        if joined and not (_is_need(piece) and _is_need(joined[-1])):
             joined[-1] = f"{joined[-1]} {piece}"
         else:
             joined.append(piece)
     return joined
 
 
-def _words(text: str) -> int:
-    return len(_WORD.findall(_PLACEHOLDER.sub(" quoted ", text)))
+def _is_need(piece: str) -> bool:
+    """Whether a piece has words enough to be a need of its own."""
+    words = _WORD.findall(_PLACEHOLDER.sub(" quoted ", _LEADING_JOINERS.sub("", piece)))
+    if len(words) >= MIN_NEED_WORDS:
+        return True
+    return len(words) >= MIN_ACTION_NEED_WORDS and words[0].casefold() in ACTION_WORDS
