@@ -27,6 +27,7 @@ from toolscout.search.choices import (
     RankingEngine,
 )
 from toolscout.search.file_names import with_file_words
+from toolscout.search.messaging import with_send_words, without_addresses
 from toolscout.search.needs import split_needs
 
 # Each engine is imported when an index runs it: BM25 alone needs no model code.
@@ -208,9 +209,12 @@ class ToolIndex:
         return SearchResults(hits, query=query, notice=notice if not hits else None)
 
     def _ranked_text(self, text: str) -> str:
-        """What the engine ranks for a request or need: with "file" after each file name it
-        has (`with_file_words`), but a regex pattern as it is."""
-        return text if self.engine_name == "regex" else with_file_words(text)
+        """What the engine ranks for a request or need: "email" for each e-mail address
+        (`without_addresses`), "file" after each file name (`with_file_words`), "send" before
+        each message named as a verb (`with_send_words`); a regex pattern as it is."""
+        if self.engine_name == "regex":
+            return text
+        return with_send_words(with_file_words(without_addresses(text)))
 
     def _ranking(
         self,

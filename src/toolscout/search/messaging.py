@@ -1,0 +1,81 @@
+"""How requests speak of messages, in words that mislead a ranking.
+
+- English makes verbs of the ways a message travels ("email the plan to Dana", "text Bob",
+  "message the team"). Tools name the act, `send_email`, `send_message`, while the e-mail
+  tools that read, flag or archive say "email" as often as the one that sends.
+  `with_send_words` puts "send" before each such verb.
+- An e-mail address names a person or a team, not a tool: "email the numbers to
+  finance@example.com" is no request for finance data. `without_addresses` says "email"
+  instead of each address.
+
+Every engine but regex ranks the request as these leave it.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Ways a message travels that English uses as verbs: "send" is what they ask of a tool.
+SENDING_VERBS: frozenset[str] = frozenset(
+    "email e-mail mail message text dm sms tweet".split()  # noqa: SIM905
+)
+
+# A verb starts a clause: the request's start, a punctuation mark, or a word that comes before
+# an action ("and", "then", "please", "to", "can you"...). Elsewhere the word is a noun ("the
+# email of a customer", "extract text").
+_BEFORE_VERB = frozenset(
+    "and then also please to you can could will would should must i".split()  # noqa: SIM905
+)
+# Who or what is sent follows the verb: a pronoun, a determiner, or a name. "email address",
+# "text file" and "message history" are nouns.
+_AFTER_VERB = frozenset(
+    """me myself him her them us it you everyone everybody all the a an my our your his their
+    its this that these those each every""".split()  # noqa: SIM905
+)
+_VERB = re.compile(
+    r"\b(?:" + "|".join(sorted(SENDING_VERBS, key=len, reverse=True)) + r")\s+(\w+)",
+    re.IGNORECASE,
+)
+# What each verb holds ("e-mail" holds "mail"), to look for before any pattern is tried.
+_VERB_STEMS = ("mail", "message", "text", "dm", "sms", "tweet")
+_PREVIOUS_WORD = re.compile(r"(\w+)\W*$")
+# An e-mail address, starting where a run of its characters starts (so a long run without
+# "@" is read once), and not the user@host of an ssh remote or URL (`git@github.com:org/repo`).
+_ADDRESS = re.compile(
+    r"(?<![\w.+%-])[\w.+%-]+@[^\W_](?:[\w-]*[^\W_])?(?:\.[^\W_](?:[\w-]*[^\W_])?)*"
+    r"\.[^\W\d_]{2,}(?![\w@:/-]|\.\w)"
+)
+
+
+def without_addresses(request: str) -> str:
+    """`request` with "email" for each e-mail address in it ("send it to finance@example.com"
+    → "send it to email"); the request itself when it has none."""
+    if "@" not in request:
+        return request
+    return _ADDRESS.sub("email", request)
+
+
+def with_send_words(request: str) -> str:
+    """`request` with "send" before each message named as a verb ("email her the list" →
+    "send email her the list"); the request itself when it has none."""
+    lowered = request.lower()
+    if not any(verb in lowered for verb in _VERB_STEMS):  # most requests: a few C scans
+        return request
+    pieces: list[str] = []
+    done = 0
+    for match in _VERB.finditer(request):
+        verb_start, following = match.start(), match.group(1)
+        if not (following.lower() in _AFTER_VERB or following[0].isupper()):
+            continue
+        before = request[:verb_start].rstrip()
+        previous = _PREVIOUS_WORD.search(before)
+        if before and not (
+            before[-1] in ",;:.!?\n(" or (previous and previous.group(1).lower() in _BEFORE_VERB)
+        ):
+            continue
+        pieces += [request[done:verb_start], "send "]
+        done = verb_start
+    if not pieces:
+        return request
+    pieces.append(request[done:])
+    return "".join(pieces)
