@@ -53,15 +53,16 @@ _CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECA
 #: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
 #: a new need starts. What people ask tools to do, not any benchmark's wording.
 ACTION_WORDS: frozenset[str] = frozenset(
-    """add analyse analyze archive book buy calculate call cancel change check clone close
-    commit compare compute convert copy count create delete deploy describe detect download
-    draw edit email estimate evaluate export extract fetch fill find forecast format generate
-    get give identify import install invite list load locate log look make merge message
-    monitor move notify open order pay plot post predict print publish pull push put query
-    read record recommend register reload remove rename render reply report request reserve
-    reset restart retrieve return review run save scan schedule search select send set share
-    show sort start stop store summarise summarize sync tell track transcribe transfer
-    translate tweet update upload validate verify view visualise visualize watch write""".split()  # noqa: SIM905
+    """add analyse analyze archive book buy calculate call cancel change chart check click
+    clone close commit compare compute convert copy count create delete deploy describe detect
+    download draft draw edit email estimate evaluate export extract fetch fill find forecast
+    format forward generate get give go identify import install invite label list load locate
+    log look make merge message monitor move navigate notify open order pay plot post predict
+    print publish pull push put query read record recommend register reload remove rename
+    render reply report request reserve reset restart retrieve return review run save scan
+    schedule scroll search select send set share show sort start stop store summarise
+    summarize sync take tell track transcribe transfer translate tweet update upload validate
+    verify view visit visualise visualize wait watch write""".split()  # noqa: SIM905
 )
 # The breaks of `_CLAUSE_BREAKS`, each with the first word after it (past punctuation) looked
 # at without being taken, so that every break is found where the split finds it.
