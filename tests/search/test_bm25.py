@@ -253,6 +253,17 @@ class TestSynonyms:
     def test_send_mail_ranks_send_email_first(self, index: ToolIndex) -> None:
         assert names(index.search("send mail"))[0] == "send_email"
 
+    def test_save_finds_the_tool_that_writes_a_file(self) -> None:
+        tools = [
+            make_tool("write_file", "Create a new file or overwrite one with new content."),
+            make_tool("convert_to_markdown", "Convert a PDF or Word document to Markdown."),
+            make_tool("list_directory", "List the files of a directory."),
+        ]
+        results = make_index(tools, threshold=0).search("save the notes as a file")
+        assert names(results)[0] == "write_file"
+        kinds = {(t.query_term, t.index_term, t.kind) for t in results[0].matched_terms}
+        assert ("save", "write", "synonym") in kinds
+
     def test_synonym_match_ranks_below_exact_match(self) -> None:
         tools = [
             make_tool("remove_user", "Remove a user account."),

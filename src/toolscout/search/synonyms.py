@@ -39,6 +39,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("upload", "attach"),
     ("check", "verify", "validate"),
     ("play", "stream"),
+    ("save", "write", "store"),
     # nouns
     ("email", "mail", "e-mail", "inbox"),
     ("message", "chat", "dm"),
