@@ -55,7 +55,7 @@ _CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECA
 ACTION_WORDS: frozenset[str] = frozenset(
     """add analyse analyze archive book buy calculate call cancel change chart check click
     clone close commit compare compute convert copy count create delete deploy describe detect
-    download draft draw edit email estimate evaluate export extract fetch fill find forecast
+    download draft draw edit email estimate evaluate export extract fetch fill find fix forecast
     format forward generate get give go identify import install invite label list load locate
     log look make merge message monitor move navigate notify open order pay plot post predict
     print publish pull push put query read record recommend register reload remove rename
