@@ -73,22 +73,6 @@ class TestTheModelNeverBuries:
         # with every script (`None`) puts its own favourite first.
         assert names(index.search("北京天气预报"))[0] == first
 
-    @pytest.mark.parametrize(
-        ("readability", "first", "misled"),
-        [("default", "天气预报", False), (None, "file_report", True)],
-    )
-    def test_a_request_the_model_cannot_read_ranks_by_its_words(
-        self, tmp_path: Path, readability: str | None, first: str, misled: bool
-    ) -> None:
-        tools = [*TOOLS, make_tool("天气预报", "查询城市的天气预报。")]
-        options = {} if readability == "default" else {"readability": readability}
-        hits = hybrid_index(tools, tmp_path, **options).search("城市天气预报", k=4)
-        # With the default, a Chinese request is ranked by its words: the tools it shares
-        # none with score nothing on the model's say-so. A model trusted with every script
-        # (`None`) ranks it as it reads it.
-        assert hits[0].tool.name == first
-        assert (hits[1].normalized_score > 0) is misled
-
 
 def test_the_score_is_the_normalized_score_and_never_rises(tmp_path: Path) -> None:
     index = hybrid_index(TOOLS, tmp_path)

@@ -62,11 +62,10 @@ class HybridOptions:
     depth: int = 1000
     """How many of BM25's best tools are fused; a tool beyond them counts as no BM25 match."""
     readability: Readability | None = latin_share
-    """How much of a text the embedding model can read (0–1). A tool's semantic score
+    """How much of a tool's text the embedding model can read (0–1). A tool's semantic score
     counts only as far as the model reads its text; past that, the tool keeps its lexical
-    score. A request weighs the semantic side only as far as the model reads it: one it
-    cannot read at all is ranked by its words. The default counts Latin letters, right for
-    English models; `None` trusts the model with every script (a multilingual model)."""
+    score. The default counts Latin letters, right for English models; `None` trusts the
+    model with every script (a multilingual model)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.semantic_weight <= 1:
@@ -110,8 +109,7 @@ class HybridEngine(SearchEngine):
     Where the semantic side cannot be trusted — the query names the tool (every word of its
     name, two words at least), or the model cannot read the tool's text (see
     `HybridOptions.readability`) — the tool scores at least its lexical score: the model
-    may raise it, never bury it. A request the model reads only in part has `w` cut to that
-    part: a request in Chinese, for an English model, is ranked by BM25 alone.
+    may raise it, never bury it.
 
     The score is also the `normalized_score`, so it never rises down the ranking and a
     threshold means the same whatever the query. `matched_terms` are BM25's: the query words
@@ -180,7 +178,7 @@ class HybridEngine(SearchEngine):
         if similarities is None:
             return RankedCandidates((), (), (), notice=notice)
         lexical = self.bm25.rank(query, max(self.options.depth, limit))
-        weight = self.options.semantic_weight * self._readable_share(query)
+        weight = self.options.semantic_weight
         lexical_score = np.zeros(len(similarities))
         if lexical.positions:
             raw = np.asarray(lexical.scores, dtype=np.float64)
@@ -207,12 +205,6 @@ class HybridEngine(SearchEngine):
             exhaustive=exhaustive,
             explain=lexical.explain,
         )
-
-    def _readable_share(self, query: str) -> float:
-        """How much of the query the model can read: a request it cannot read ranks by its
-        words alone, as a tool it cannot read keeps its lexical score."""
-        readability = self.options.readability
-        return 1.0 if readability is None else readability(query)
 
     def _named_tools(self, query: str) -> npt.NDArray[np.int64]:
         """The tools whose every name word (two at least) the query has."""
