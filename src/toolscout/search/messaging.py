@@ -39,6 +39,7 @@ _VERB = re.compile(
 # What each verb holds ("e-mail" holds "mail"), to look for before any pattern is tried.
 _VERB_STEMS = ("mail", "message", "text", "dm", "sms", "tweet")
 _PREVIOUS_WORD = re.compile(r"(\w+)\W*$")
+_LOOK_BACK = 24
 # An e-mail address, starting where a run of its characters starts (so a long run without
 # "@" is read once), and not the user@host of an ssh remote or URL (`git@github.com:org/repo`).
 _ADDRESS = re.compile(
@@ -67,7 +68,9 @@ def with_send_words(request: str) -> str:
         verb_start, following = match.start(), match.group(1)
         if not (following.lower() in _AFTER_VERB or following[0].isupper()):
             continue
-        before = request[:verb_start].rstrip()
+        # What comes just before is enough (the longest word of `_BEFORE_VERB` and some
+        # space), and reading no further keeps a request of many verbs linear.
+        before = request[max(0, verb_start - _LOOK_BACK) : verb_start].rstrip()
         previous = _PREVIOUS_WORD.search(before)
         if before and not (
             before[-1] in ",;:.!?\n(" or (previous and previous.group(1).lower() in _BEFORE_VERB)
