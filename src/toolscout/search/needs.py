@@ -166,22 +166,8 @@ def _joined_short(pieces: list[str]) -> list[str]:
 
 
 def _is_need(piece: str) -> bool:
-    """Whether a piece is a need of its own: words enough, and an action or a question
-    where it opens as details do."""
+    """Whether a piece has words enough to be a need of its own."""
     words = _WORD.findall(_PLACEHOLDER.sub(" quoted ", _LEADING_JOINERS.sub("", piece)))
-    folded = [word.casefold() for word in words]
     if len(words) >= MIN_NEED_WORDS:
-        return (
-            folded[0] not in _DETAIL_OPENERS
-            or not ACTION_WORDS.isdisjoint(folded)
-            or piece.rstrip().endswith("?")
-        )
-    return len(words) >= MIN_ACTION_NEED_WORDS and folded[0] in ACTION_WORDS
-
-
-# Words that open a sentence of details rather than a step ("My ticket number is IND4567.",
-# "The server's domain is ..."): such a sentence is a need only if it names an action or asks.
-_DETAIL_OPENERS = frozenset(
-    """my the a an our your his her their its this that these those for with in on at by from
-    i you we he she it they here there""".split()  # noqa: SIM905
-)
+        return True
+    return len(words) >= MIN_ACTION_NEED_WORDS and words[0].casefold() in ACTION_WORDS
