@@ -36,8 +36,13 @@ _VERB = re.compile(
     r"\b(?:" + "|".join(sorted(SENDING_VERBS, key=len, reverse=True)) + r")\s+(\w+)",
     re.IGNORECASE,
 )
-# What each verb holds ("e-mail" holds "mail"), to look for before any pattern is tried.
-_VERB_STEMS = ("mail", "message", "text", "dm", "sms", "tweet")
+# The verbs that hold no other ("e-mail" holds "mail"): a request holding none of them has no
+# sending verb, which a substring check tells before any pattern is tried.
+_VERB_STEMS = tuple(
+    sorted(
+        verb for verb in SENDING_VERBS if not any(o != verb and o in verb for o in SENDING_VERBS)
+    )
+)
 _PREVIOUS_WORD = re.compile(r"(\w+)\W*$")
 _LOOK_BACK = 24
 # An e-mail address, starting where a run of its characters starts (so a long run without
