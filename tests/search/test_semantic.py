@@ -215,7 +215,9 @@ class TestIncrementalEmbedding:
         catalog.add(make_tool("get_air_quality", "Air quality index of a city."))
         index.refresh()
         # The tags are not embedded, so that tool's text (and vector) did not change.
-        assert function.embedded == [tool_text(changed), tool_text(catalog["get_air_quality"])]
+        assert sorted(function.embedded) == sorted(
+            [tool_text(changed), tool_text(catalog["get_air_quality"])]
+        )
 
     def test_tools_with_the_same_text_are_embedded_once(self, tmp_path: Path) -> None:
         embedder, function = counting_embedder()

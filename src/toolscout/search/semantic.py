@@ -273,7 +273,11 @@ class SemanticEngine(SearchEngine):
         model_id = self.embedder.model_id
         cached = self.cache.get(model_id, texts) if self.cache else [None] * len(texts)
         vectors: list[npt.NDArray[np.float32] | None] = list(cached)
-        missing = [i for i, vector in enumerate(vectors) if vector is None]
+        # Shortest first: each chunk then holds texts of like lengths, which the embedder
+        # batches with little padding (in catalog order, 3,000 tools took 10% longer).
+        missing = sorted(
+            (i for i, vector in enumerate(vectors) if vector is None), key=lambda i: len(texts[i])
+        )
         with _Progress(len(missing), model_id, self.options.progress) as progress:
             for start in range(0, len(missing), EMBED_CHUNK):
                 chunk = missing[start : start + EMBED_CHUNK]
