@@ -24,7 +24,6 @@ from toolscout.search import (
     SemanticOptions,
     ToolIndex,
 )
-from toolscout.search._bert import BertEncoder
 from toolscout.search.embedders import default_embedder, is_embedder
 
 from .conftest import make_catalog, names
@@ -123,20 +122,25 @@ class TestLocalEmbedder:
         alone = np.vstack([embedder.embed([text]) for text in texts])
         np.testing.assert_allclose(embedder.embed(texts), alone, atol=1e-6)
 
-    @pytest.mark.parametrize("cores", [1, 2, 3])
-    def test_gives_the_reference_vectors_on_any_number_of_cores(
-        self, cores: int, monkeypatch: pytest.MonkeyPatch
+    @pytest.mark.parametrize("threads", [1, 2, 3, None])
+    def test_gives_the_reference_vectors_on_any_number_of_threads(
+        self, threads: int | None
     ) -> None:
-        # Each batch is spread over the cores the process may use: as many threads, each
-        # computing a share of every product.
-        monkeypatch.setattr("toolscout.search._bert.usable_cores", lambda: cores)
-        encoder = BertEncoder(default_embedder().path)
+        # Each batch is spread over the threads, each computing a share of every product;
+        # None is every core this process may use.
+        embedder = LocalEmbedder(threads=threads)
         reference = json.loads((DATA / "minilm_reference.json").read_text())["entries"]
         for entry in reference:
-            vector = encoder.encode([entry["text"]], batch_size=32)[0]
-            np.testing.assert_allclose(vector, entry["vector"], atol=1e-5)
-        batch = encoder.encode([entry["text"] for entry in reference], batch_size=32)
+            np.testing.assert_allclose(
+                embedder.embed([entry["text"]])[0], entry["vector"], atol=1e-5
+            )
+        batch = embedder.embed([entry["text"] for entry in reference])
         np.testing.assert_allclose(batch, [entry["vector"] for entry in reference], atol=1e-5)
+
+    @pytest.mark.parametrize("threads", [0, -1, 1.5, "2", True])
+    def test_an_impossible_number_of_threads_is_refused(self, threads: Any) -> None:
+        with pytest.raises(EmbeddingError, match="threads must be a whole number of at least 1"):
+            LocalEmbedder(threads=threads)
 
     def test_batch_size_does_not_change_the_vectors(self) -> None:
         texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]

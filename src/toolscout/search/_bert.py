@@ -19,7 +19,6 @@ import numpy.typing as npt
 from toolscout.errors import EmbeddingError
 from toolscout.search._bert_graph import SENTENCE_VECTORS, TOKEN_IDS, TOKEN_MASK, build_graph
 from toolscout.search._bert_model import ModelConfig, read_safetensors
-from toolscout.search._cores import usable_cores
 
 _Array = npt.NDArray[np.float32]
 
@@ -29,15 +28,15 @@ _MAX_PADDING_RATIO = 2
 
 
 _encoders_lock = threading.Lock()
-_encoders: dict[Path, BertEncoder] = {}
+_encoders: dict[tuple[Path, int], BertEncoder] = {}
 
 
-def load_encoder(directory: Path) -> BertEncoder:
-    """The loaded model of a directory: loaded once per process."""
+def load_encoder(directory: Path, threads: int) -> BertEncoder:
+    """The loaded model of a directory, run on `threads` threads: loaded once per process."""
     with _encoders_lock:
-        encoder = _encoders.get(directory)
+        encoder = _encoders.get((directory, threads))
         if encoder is None:
-            encoder = _encoders[directory] = BertEncoder(directory)
+            encoder = _encoders[directory, threads] = BertEncoder(directory, threads)
         return encoder
 
 
@@ -45,7 +44,7 @@ class BertEncoder:
     """A BERT encoder with sentence pooling: tokenised by `tokenizers`, weights mapped from
     `model.safetensors`, the forward pass an ONNX graph run by onnxruntime (float32)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, threads: int) -> None:
         # tokenizers reads the tokenizer from the model's folder and never reaches for a hub;
         # these keep any Hugging Face library loaded later in the process offline too, unless
         # the user set them.
@@ -66,11 +65,11 @@ class BertEncoder:
         # The arrays must outlive the session, which reads them in place.
         self._weights = graph.weights
         options = onnxruntime.SessionOptions()
-        # Each text batch is spread over every core this process may use. Threads that wait
-        # for work sleep rather than spin: spinning made queries faster on an idle machine
+        # Each text batch is spread over the threads. Threads that wait for work sleep
+        # rather than spin: spinning made queries faster on an idle machine
         # (2.6 against 3.6 ms) but slower beside busy processes (8.8 against 6.6), and a
         # library should not burn cores between searches.
-        options.intra_op_num_threads = usable_cores()
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
