@@ -201,6 +201,40 @@ class TestLocalEmbedder:
         ):
             LocalEmbedder(model).embed(["a query"])
 
+    @pytest.mark.parametrize(
+        ("change", "message"),
+        [
+            ({"num_hidden_layers": 7}, "weight 'encoder.layer.6"),
+            ({"hidden_size": 240}, "the model cannot be run: .*Incompatible dimensions"),
+        ],
+    )
+    def test_a_model_whose_weights_do_not_fit_its_configuration_is_refused(
+        self, change: dict[str, Any], message: str, tmp_path: Path
+    ) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        config = json.loads((model / "config.json").read_text())
+        (model / "config.json").write_text(json.dumps({**config, **change}))
+        with pytest.raises(EmbeddingError, match=message):
+            LocalEmbedder(model).embed(["a query"])
+
+    @pytest.mark.parametrize(
+        ("change", "message"),
+        [
+            ({"num_attention_heads": 5}, "hidden_size 384 in 5 attention heads"),
+            ({"num_attention_heads": 0}, "impossible"),
+            ({"hidden_size": "wide"}, "lacks or garbles"),
+            ({"num_hidden_layers": None}, "lacks or garbles"),
+        ],
+    )
+    def test_an_impossible_configuration_is_refused(
+        self, change: dict[str, Any], message: str, tmp_path: Path
+    ) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        config = json.loads((model / "config.json").read_text())
+        (model / "config.json").write_text(json.dumps({**config, **change}))
+        with pytest.raises(EmbeddingError, match=message):
+            LocalEmbedder(model)
+
     def test_a_model_pooled_on_its_first_token_ignores_the_padding(self, tmp_path: Path) -> None:
         model = copy_of_the_packaged_model(tmp_path)
         (model / "1_Pooling" / "config.json").write_text(

@@ -62,7 +62,8 @@ class BertEncoder:
             graph = build_graph(weights, config)
         except KeyError as error:
             raise EmbeddingError(f"{directory}: weight {error} is missing") from None
-        # The arrays must outlive the session, which reads them in place.
+        # The arrays, and onnxruntime's views of them, must outlive the session, which reads
+        # them in place.
         self._weights = graph.weights
         options = onnxruntime.SessionOptions()
         # Each text batch is spread over the threads. Threads that wait for work sleep
@@ -71,11 +72,16 @@ class BertEncoder:
         # library should not burn cores between searches.
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Its own log stays silent: a failure is raised as an EmbeddingError instead.
+        options.log_severity_level = 4
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        names = list(graph.weights)
+        self._initializers = {
+            name: onnxruntime.OrtValue.ortvalue_from_numpy(array)
+            for name, array in graph.weights.items()
+        }
         options.add_external_initializers(
-            names, [onnxruntime.OrtValue.ortvalue_from_numpy(graph.weights[n]) for n in names]
+            list(self._initializers), list(self._initializers.values())
         )
         try:
             self._session = onnxruntime.InferenceSession(

@@ -51,14 +51,25 @@ class ModelConfig:
         if activation not in ("gelu", "gelu_new", "gelu_pytorch_tanh"):
             raise EmbeddingError(f"{directory}: unsupported activation {activation!r}")
         self.tanh_gelu = activation != "gelu"
-        self.hidden_size = int(config["hidden_size"])
-        self.layers = int(config["num_hidden_layers"])
-        self.heads = int(config["num_attention_heads"])
-        self.layer_norm_eps = float(config.get("layer_norm_eps", 1e-12))
-        self.max_tokens = min(
-            int(sentence.get("max_seq_length", 512)),
-            int(config.get("max_position_embeddings", 512)),
-        )
+        try:
+            self.hidden_size = int(config["hidden_size"])
+            self.layers = int(config["num_hidden_layers"])
+            self.heads = int(config["num_attention_heads"])
+            self.layer_norm_eps = float(config.get("layer_norm_eps", 1e-12))
+            self.max_tokens = min(
+                int(sentence.get("max_seq_length", 512)),
+                int(config.get("max_position_embeddings", 512)),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise EmbeddingError(f"{directory}: config.json lacks or garbles {error}") from None
+        if min(self.hidden_size, self.layers, self.heads, self.max_tokens) < 1 or (
+            self.hidden_size % self.heads
+        ):
+            raise EmbeddingError(
+                f"{directory}: config.json's shape is impossible: hidden_size "
+                f"{self.hidden_size} in {self.heads} attention heads, {self.layers} layers, "
+                f"{self.max_tokens} tokens"
+            )
 
 
 def _optional_json(path: Path, default: dict[str, Any]) -> dict[str, Any]:
