@@ -8,6 +8,7 @@ import json
 import runpy
 import shutil
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,15 @@ class TestLocalEmbedder:
     def test_an_impossible_number_of_threads_is_refused(self, threads: Any) -> None:
         with pytest.raises(EmbeddingError, match="threads must be a whole number of at least 1"):
             LocalEmbedder(threads=threads)
+
+    def test_searches_on_many_threads_at_once_get_their_own_vectors(self) -> None:
+        # A gateway embeds the queries of concurrent searches at once, on one loaded model.
+        texts = [f"request number {i}: " + "find the weather " * (i % 5) for i in range(24)]
+        embedder = LocalEmbedder()
+        alone = embedder.embed(texts)
+        with ThreadPoolExecutor(6) as pool:
+            concurrent = list(pool.map(lambda text: embedder.embed([text])[0], texts))
+        np.testing.assert_allclose(np.vstack(concurrent), alone, atol=1e-5)
 
     def test_batch_size_does_not_change_the_vectors(self) -> None:
         texts = [f"tool number {i} " * (i % 7 + 1) for i in range(40)]
