@@ -25,8 +25,9 @@ _Array = npt.NDArray[np.float32]
 #: (texts, tokens); and its output, (texts, features) unit vectors.
 TOKEN_IDS, TOKEN_MASK, SENTENCE_VECTORS = "token_ids", "token_mask", "sentence_vectors"
 
-# ONNX's standard operators as of opset 17, which has LayerNormalization: onnxruntime fuses
-# the patterns below (GELU, attention's softmax, layer norms) into its own kernels.
+# ONNX's standard operators as of opset 17, which has LayerNormalization. Spelling GELU and
+# the residual layer norms with onnxruntime's own operators (com.microsoft Gelu,
+# SkipLayerNormalization) gave the same vectors and ran no faster.
 _OPSET = 17
 # Added to the attention scores of padding: exp() of it is 0 in float32, so padding gets no
 # weight, as if the text were alone.
