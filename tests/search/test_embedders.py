@@ -36,14 +36,21 @@ HEADER_BEYOND_THE_FILE = b'{"w": {"dtype": "F32", "shape": [4, 4], "data_offsets
 
 
 def copy_of_the_packaged_model(
-    folder: Path, *, weights_as: str = "F32", without: str | None = None
+    folder: Path,
+    *,
+    weights_as: str = "F32",
+    without: str | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Path:
     """The packaged all-MiniLM-L6-v2 copied into `folder`, its float32 weights rewritten as
     `weights_as` ("F16"; "BF16" keeps the bytes but names the type), less the tensor whose
-    name ends with `without`."""
+    name ends with `without`, with `config` changing entries of its config.json."""
     source = default_embedder().path
     model = folder / "model"
     shutil.copytree(source, model)
+    if config is not None:
+        written = json.loads((model / "config.json").read_text())
+        (model / "config.json").write_text(json.dumps({**written, **config}))
     if weights_as == "F32" and without is None:
         return model
     raw = (source / "model.safetensors").read_bytes()
@@ -221,9 +228,7 @@ class TestLocalEmbedder:
     def test_a_model_whose_weights_do_not_fit_its_configuration_is_refused(
         self, change: dict[str, Any], message: str, tmp_path: Path
     ) -> None:
-        model = copy_of_the_packaged_model(tmp_path)
-        config = json.loads((model / "config.json").read_text())
-        (model / "config.json").write_text(json.dumps({**config, **change}))
+        model = copy_of_the_packaged_model(tmp_path, config=change)
         with pytest.raises(EmbeddingError, match=message):
             LocalEmbedder(model).embed(["a query"])
 
@@ -239,10 +244,22 @@ class TestLocalEmbedder:
     def test_an_impossible_configuration_is_refused(
         self, change: dict[str, Any], message: str, tmp_path: Path
     ) -> None:
-        model = copy_of_the_packaged_model(tmp_path)
-        config = json.loads((model / "config.json").read_text())
-        (model / "config.json").write_text(json.dumps({**config, **change}))
+        model = copy_of_the_packaged_model(tmp_path, config=change)
         with pytest.raises(EmbeddingError, match=message):
+            LocalEmbedder(model)
+
+    @pytest.mark.parametrize("text", ["", "not json", '{"model": 3}'])
+    def test_an_unreadable_tokenizer_is_refused(self, text: str, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        (model / "tokenizer.json").write_text(text)
+        with pytest.raises(EmbeddingError, match=r"tokenizer\.json is not a readable tokenizer"):
+            LocalEmbedder(model).embed(["a query"])
+
+    @pytest.mark.parametrize("text", ["[1, 2]", '"bert"', "null"])
+    def test_a_config_that_is_not_an_object_is_refused(self, text: str, tmp_path: Path) -> None:
+        model = copy_of_the_packaged_model(tmp_path)
+        (model / "config.json").write_text(text)
+        with pytest.raises(EmbeddingError, match=r"config\.json is not a JSON object"):
             LocalEmbedder(model)
 
     def test_a_model_pooled_on_its_first_token_ignores_the_padding(self, tmp_path: Path) -> None:
@@ -261,9 +278,7 @@ class TestLocalEmbedder:
         assert np.max(np.sum(alone * mean_pooled, axis=1)) < 0.99
 
     def test_a_model_with_the_tanh_gelu_is_computed_with_it(self, tmp_path: Path) -> None:
-        model = copy_of_the_packaged_model(tmp_path)
-        config = json.loads((model / "config.json").read_text())
-        (model / "config.json").write_text(json.dumps({**config, "hidden_act": "gelu_new"}))
+        model = copy_of_the_packaged_model(tmp_path, config={"hidden_act": "gelu_new"})
         vectors = LocalEmbedder(model).embed(TEXTS)
         exact = default_embedder().embed(TEXTS)
         # The approximation is within 1e-3 of GELU: close vectors, not the same ones.

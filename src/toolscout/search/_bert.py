@@ -54,6 +54,14 @@ class BertEncoder:
         from tokenizers import Tokenizer
 
         self.config = config = ModelConfig(directory)
+        try:
+            self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        except Exception as error:  # tokenizers raises plain Exceptions for a bad file
+            raise EmbeddingError(
+                f"{directory}: tokenizer.json is not a readable tokenizer: {error}"
+            ) from None
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(config.max_tokens)
         weights = {
             key.removeprefix("bert."): value
             for key, value in read_safetensors(directory / "model.safetensors").items()
@@ -89,9 +97,6 @@ class BertEncoder:
             )
         except Exception as error:  # onnxruntime raises its own, unexported exception types
             raise EmbeddingError(f"{directory}: the model cannot be run: {error}") from None
-        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(config.max_tokens)
 
     def encode(self, texts: list[str], batch_size: int) -> _Array:
         """Normalised sentence vectors of `texts`, batched by token length so that little

@@ -36,6 +36,8 @@ class ModelConfig:
             raise EmbeddingError(
                 f"{directory} is not a readable model directory: {error}"
             ) from None
+        if not isinstance(config, dict):
+            raise EmbeddingError(f"{directory}: config.json is not a JSON object")
         if config.get("model_type") != "bert":
             raise EmbeddingError(
                 f"{directory}: LocalEmbedder runs BERT-family models, not "
