@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -91,7 +91,7 @@ class PoolCounts:
     definitions: int
     """Function definitions read from `POOL_FILES`."""
     duplicates: int
-    """Definitions dropped because a definition of the same name came earlier."""
+    """Definitions dropped because a definition of the same name (and wording) came earlier."""
     differing_duplicates: int
     """Of those, how many differ from the kept definition (types, wording, parameters)."""
     schemas_fixed: int
@@ -111,12 +111,14 @@ class BfclData:
     """The pooled catalog and the queries over it."""
 
     tools: tuple[Tool, ...]
-    """The pooled catalog, one tool per name, in pool order."""
+    """The pooled catalog, one tool per name (or per wording), in pool order."""
     queries: tuple[Query, ...]
     """Queries with at least one relevant tool, from `QUERY_FILES`."""
     irrelevance_queries: tuple[Query, ...]
     """Queries from `IRRELEVANCE_FILES`, which measure abstention."""
     counts: PoolCounts
+    variants_apart: bool = False
+    """One tool per name and description, not per name (see `load_bfcl`)."""
 
     def queries_in(self, split: Split) -> list[Query]:
         return [query for query in self.queries if query.split == split]
@@ -140,35 +142,47 @@ def spread(items: Sequence[_Item], count: int | None) -> list[_Item]:
 
 
 @cache
-def load_bfcl() -> BfclData:
-    """Load the pooled catalog and the queries (cached: the files never change in a run)."""
+def load_bfcl(*, variants_apart: bool = False) -> BfclData:
+    """Load the pooled catalog and the queries (cached: the files never change in a run).
+
+    With `variants_apart`, the pool keeps one tool per name and description instead of one
+    per name: BFCL words many functions differently from case to case, and each wording
+    becomes a tool of its own, named `{name}_var{n}` after the first. A query's relevant
+    tools are then the wordings of its own case, which the other wordings compete with.
+    """
     definitions = [
-        function for name in POOL_FILES for case in _cases(name) for function in case["function"]
+        function
+        for name in POOL_FILES
+        for case in read_cases(name)
+        for function in case["function"]
     ]
-    kept, differing = _first_of_each_name(definitions)
+    kept, differing = _first_of_each(definitions, _wording if variants_apart else _name)
+    names = _tool_names(kept)
     tools: list[Tool] = []
     schemas_fixed = 0
-    for definition in kept.values():
+    for key, definition in kept.items():
         parameters, fixes = _with_json_schema_types(definition["parameters"])
         schemas_fixed += fixes > 0
         tools.append(
             Tool(
-                name=definition["name"],
+                name=names[key],
                 description=definition["description"],
                 input_schema=parameters,
             )
         )
 
     read = [
-        _query(case, _called(answers, case))
+        _query(case, _relevant(answers, case, names, _wording if variants_apart else _name))
         for name, answers in _answers()
-        for case in _cases(name)
+        for case in read_cases(name)
     ]
-    queries = [query for query in read if query.relevant <= kept.keys()]
+    queries = [query for query in read if query.relevant]
     # A few irrelevance cases repeat, word for word, a question that another case answers with
     # a tool now in the pool; abstaining on those would be wrong, so they are left out.
     answerable = {query.text for query in queries}
-    irrelevance = [_query(case, frozenset()) for name in IRRELEVANCE_FILES for case in _cases(name)]
+    irrelevance = [
+        _query(case, frozenset()) for name in IRRELEVANCE_FILES for case in read_cases(name)
+    ]
     kept_irrelevance = [query for query in irrelevance if query.text not in answerable]
 
     counts = PoolCounts(
@@ -181,35 +195,79 @@ def load_bfcl() -> BfclData:
         irrelevance_read=len(irrelevance),
         irrelevance_dropped=len(irrelevance) - len(kept_irrelevance),
     )
-    return BfclData(tuple(tools), tuple(queries), tuple(kept_irrelevance), counts)
+    return BfclData(tuple(tools), tuple(queries), tuple(kept_irrelevance), counts, variants_apart)
 
 
-def _first_of_each_name(
-    definitions: list[dict[str, Any]],
-) -> tuple[dict[str, dict[str, Any]], int]:
-    """The first definition of each name, and how many later ones differ from it."""
-    kept: dict[str, dict[str, Any]] = {}
+_Key = tuple[str, ...]
+
+
+def _name(definition: dict[str, Any]) -> _Key:
+    return (definition["name"],)
+
+
+def _wording(definition: dict[str, Any]) -> _Key:
+    return (definition["name"], definition.get("description", ""))
+
+
+def _first_of_each(
+    definitions: list[dict[str, Any]], key: Callable[[dict[str, Any]], _Key]
+) -> tuple[dict[_Key, dict[str, Any]], int]:
+    """The first definition of each key, and how many later ones differ from it."""
+    kept: dict[_Key, dict[str, Any]] = {}
     differing = 0
     for definition in definitions:
-        first = kept.setdefault(definition["name"], definition)
+        first = kept.setdefault(key(definition), definition)
         if first is not definition and first != definition:
             differing += 1
     return kept, differing
 
 
+def _tool_names(kept: dict[_Key, dict[str, Any]]) -> dict[_Key, str]:
+    """Each kept definition's tool name: its own for the first of a name, `{name}_var{n}` for
+    the n-th wording of it (past any name the pool already has)."""
+    taken = {definition["name"] for definition in kept.values()}
+    names: dict[_Key, str] = {}
+    seen: dict[str, int] = {}
+    for key, definition in kept.items():
+        name = definition["name"]
+        count = seen[name] = seen.get(name, 0) + 1
+        if count > 1:
+            while f"{name}_var{count}" in taken:
+                count += 1
+            seen[name] = count
+            taken.add(name := f"{name}_var{count}")
+        names[key] = name
+    return names
+
+
 def _answers() -> Iterator[tuple[str, dict[str, list[dict[str, Any]]]]]:
     """Each file of `QUERY_FILES` with its ground truth: test case id → expected calls."""
     for name in QUERY_FILES:
-        answers = _cases(f"possible_answer/{name}")
+        answers = read_cases(f"possible_answer/{name}")
         yield name, {answer["id"]: answer["ground_truth"] for answer in answers}
 
 
-def _called(answers: dict[str, list[dict[str, Any]]], case: dict[str, Any]) -> frozenset[str]:
+def _relevant(
+    answers: dict[str, list[dict[str, Any]]],
+    case: dict[str, Any],
+    names: dict[_Key, str],
+    key: Callable[[dict[str, Any]], _Key],
+) -> frozenset[str]:
+    """The pooled tools of the functions the case's ground truth calls, as the case defines
+    them; empty when one of them is not in the pool."""
     # Each expected call is a one-key dict: {function name: accepted arguments}.
-    return frozenset(function for call in answers[case["id"]] for function in call)
+    called = {function for call in answers[case["id"]] for function in call}
+    own = {definition["name"]: key(definition) for definition in case["function"]}
+    relevant = set()
+    for function in called:
+        name = names.get(own.get(function, (function,)))
+        if name is None:
+            return frozenset()
+        relevant.add(name)
+    return frozenset(relevant)
 
 
-def _cases(name: str) -> Iterator[dict[str, Any]]:
+def read_cases(name: str) -> Iterator[dict[str, Any]]:
     """The test cases of one BFCL data file (JSON Lines despite the `.json` suffix)."""
     path = resources.files("bfcl_eval") / "data" / f"{name}.json"
     with path.open(encoding="utf-8") as lines:

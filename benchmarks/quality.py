@@ -88,6 +88,7 @@ def _table(split: Split, rows: Sequence[QualityRow], data: BfclData) -> Table:
         title=(
             f"Quality, {split} split: {first.quality.queries} queries over "
             f"{len(data.tools):,} tools"
+            + (", same-name variants apart" if data.variants_apart else "")
         ),
         columns=[
             "engine",
@@ -114,6 +115,14 @@ def _table(split: Split, rows: Sequence[QualityRow], data: BfclData) -> Table:
             ]
         )
     table.notes = [
+        *(
+            [
+                "One tool per name and wording: a query's relevant tools are the wordings of "
+                "its own case, and the other wordings of the same function count as misses."
+            ]
+            if data.variants_apart
+            else []
+        ),
         f"R@k: share of a query's relevant tools in the top k; MRR over the top {RANKING_DEPTH}.",
         f"several all@{RANKING_DEPTH}: the {first.several} queries that need several tools "
         f"(BFCL's multiple and parallel-multiple calls), with all of them in the top "

@@ -128,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             console.print(f"[yellow]{preamble[-1]}[/yellow]")
 
     data = load_bfcl()
-    tables = [_data_table(data, [*engines, *semantic])]
+    variants = load_bfcl(variants_apart=True)
+    tables = [_data_table(data, variants, [*engines, *semantic])]
     console.print(to_rich(tables[0]))
     # toolscout's engines first, then the peers.
     quality_engines = sorted(
@@ -146,9 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
             + ([task.text for task in mcp_dev.tasks] if mcp_dev else [])
         )
-    for table in run_quality(data, quality_engines, splits, limit=limit):
-        tables.append(table)
-        console.print(to_rich(table))
+    for pool in (data, variants):
+        for table in run_quality(pool, quality_engines, splits, limit=limit):
+            tables.append(table)
+            console.print(to_rich(table))
     if mcp_dev is not None:
         for table in run_mcp_tasks(quality_engines, splits, mcp_dev, limit=args.queries):
             tables.append(table)
@@ -229,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _data_table(data: BfclData, engines: Sequence[Engine]) -> Table:
+def _data_table(data: BfclData, variants: BfclData, engines: Sequence[Engine]) -> Table:
     counts = data.counts
     table = Table(title="Data: BFCL v4, pooled", columns=["", "count"])
     table.rows = [
@@ -240,6 +242,10 @@ def _data_table(data: BfclData, engines: Sequence[Engine]) -> Table:
             f"{counts.duplicates:,} ({counts.differing_duplicates:,})",
         ],
         ["  schemas with BFCL type names fixed", f"{counts.schemas_fixed:,}"],
+        [
+            "tools with same-name variants apart (one per name and wording)",
+            f"{len(variants.tools):,}",
+        ],
         ["queries read / dropped", f"{counts.queries_read:,} / {counts.queries_dropped:,}"],
         *([f"queries, {split}", f"{len(data.queries_in(split)):,}"] for split in get_args(Split)),
         [
@@ -253,6 +259,9 @@ def _data_table(data: BfclData, engines: Sequence[Engine]) -> Table:
     ]
     table.notes = [
         "Irrelevance queries dropped: same text as a query whose relevant tool is in the pool.",
+        "Same-name variants apart: BFCL words many functions differently from case to case; "
+        "this pool keeps each wording as a tool (`name_var2`...), and a query's relevant "
+        "tools are its own case's wordings.",
         *(f"{engine.label} reads: {engine.reads}." for engine in engines),
     ]
     return table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.bfcl import BfclData, load_bfcl, split_of
+from benchmarks.bfcl import BfclData, load_bfcl, read_cases, split_of
 from benchmarks.metrics import abstention_rate, ndcg_at, quality, recall_at, reciprocal_rank
 from benchmarks.peers import catalog_text, query_pattern, toolscout_unavailable
 
@@ -97,6 +98,43 @@ class TestQueries:
     )
     def test_split_is_stable(self, text: str, split: str) -> None:
         assert split_of(text) == split
+
+
+class TestVariantsApart:
+    """The pool with each wording of a function as a tool of its own."""
+
+    @pytest.fixture(scope="class")
+    def variants(self) -> BfclData:
+        return load_bfcl(variants_apart=True)
+
+    def test_each_wording_is_a_tool_with_a_name_of_its_own(
+        self, data: BfclData, variants: BfclData
+    ) -> None:
+        names = [tool.name for tool in variants.tools]
+        assert len(set(names)) == len(names)
+        assert len(data.tools) < len(variants.tools) < variants.counts.definitions
+        wordings = {
+            (re.sub(r"_var\d+$", "", tool.name), tool.description) for tool in variants.tools
+        }
+        assert len(wordings) == len(variants.tools)
+        assert {tool.name for tool in data.tools} <= set(names)
+
+    def test_the_same_queries_with_their_own_cases_wordings(
+        self, data: BfclData, variants: BfclData
+    ) -> None:
+        assert [(q.id, q.text) for q in variants.queries] == [(q.id, q.text) for q in data.queries]
+        assert variants.irrelevance_queries == data.irrelevance_queries
+        cases = {case["id"]: case for case in read_cases("BFCL_v4_live_multiple")}
+        by_name = {tool.name: tool for tool in variants.tools}
+        several_wordings = 0
+        for query in variants.queries:
+            if query.id not in cases:
+                continue
+            own = {function["description"] for function in cases[query.id]["function"]}
+            for name in query.relevant:
+                assert by_name[name].description in own, query.id
+                several_wordings += "_var" in name
+        assert several_wordings > 100  # most live functions come in several wordings
 
 
 class TestMetrics:
@@ -195,6 +233,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     assert [title.split(":")[0].split(" over ")[0] for title in titles] == [
         "Data",
         "Quality, dev split",
+        "Quality, dev split",  # the pool with same-name variants apart
         "Real MCP tools, dev split",
         "False synonym matches",
         "Reworded requests",
@@ -204,6 +243,7 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
     ]
     for engine in ("toolscout bm25", "toolscout regex", "fastmcp bm25", "bm25s", "rank_bm25"):
         assert f"| {engine} |" in text
+    assert "tools, same-name variants apart" in text
     # Every kind of MCP task is in the sample, and the preloading table had conversations.
     assert "(2 single, 2 multi, 2 chinese, 2 none)" in text
     assert "| 20 | load | off | 2 |" in text
