@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolscout import Catalog, Tool, ToolIndex
 from toolscout.errors import EmbeddingError
 from toolscout.search import SemanticOptions
 from toolscout.search.needs import MAX_NEEDS, _split_several, may_have_several_needs, split_needs
@@ -132,6 +133,33 @@ class TestSearch:
         )
         found = names(index.search(request, k=5, threshold=0))
         assert {"get_forecast", "create_calendar_event", "send_email"} <= set(found)
+
+    def test_a_long_shot_need_does_not_push_out_a_need_a_tool_serves(self) -> None:
+        # No tool reads a calendar: the first need's best is a weak match on "Friday". The
+        # needs' best tools come in order of how well they match, so k=3 holds the three
+        # tools that serve their needs, each showing its own score.
+        catalog = Catalog(
+            [
+                Tool(name="get_weather", description="Current weather and forecast for a city."),
+                Tool(name="book_table", description="Book a table at a restaurant."),
+                Tool(name="send_email", description="Send an email to a recipient."),
+                Tool(
+                    name="list_holidays",
+                    description="Public holidays of a country, with the weekday of each "
+                    "(Monday to Friday).",
+                ),
+            ]
+        )
+        request = (
+            "Check my calendar for Friday, then get the weather in Paris, book a table for "
+            "two and email Bob the plan"
+        )
+        index = ToolIndex(catalog, engine="bm25")
+        assert len(split_needs(request)) == 4
+        hits = index.search(request, k=3, threshold=0)
+        assert set(names(hits)) == {"get_weather", "book_table", "send_email"}
+        assert min(hit.normalized_score for hit in hits) > 0.5
+        assert names(index.search(request, k=4, threshold=0))[3] == "list_holidays"
 
     def test_each_hit_says_which_need_found_it(self) -> None:
         index = make_index()

@@ -303,9 +303,12 @@ WHOLE_REQUEST_FIRST = 1
 def _interleaved(
     rankings: Sequence[list[_Found]], needs: Sequence[str | None], k: int
 ) -> list[SearchHit]:
-    """The whole request's first hits (`WHOLE_REQUEST_FIRST`), then the next hit of the
-    whole request and the first of each need in turn, then the next of each..., each tool
-    once, until there are k: every need gets its best tools in before any gets its fifth.
+    """The whole request's first hits (`WHOLE_REQUEST_FIRST`), then rounds of the next hit
+    of the whole request and the next of each need, each tool once, until there are k: every
+    need gets its best tools in before any gets its fifth. Within a round the hits come in
+    order of normalized score, so a need its best tool serves well comes before one whose
+    best is a long shot (a sentence of details, a step no tool serves): on the MCP tasks' dev
+    split, nDCG@10 0.727 → 0.734 (hybrid) and 0.691 → 0.694 (BM25), BFCL dev unchanged.
 
     A hit's normalized score is capped by those of the hits above it, so that scores never
     rise down the results: a need's best tool can rank above a stronger match of the whole
@@ -329,8 +332,15 @@ def _interleaved(
             return hits
     queues = [whole[WHOLE_REQUEST_FIRST:], *rest]
     for depth in range(max(map(len, queues))):
-        for queue, need in zip(queues, needs, strict=True):
-            if depth < len(queue) and add(queue[depth], need):
+        round_of_hits = [
+            (queue[depth], need)
+            for queue, need in zip(queues, needs, strict=True)
+            if depth < len(queue)
+        ]
+        # Stable: on a tie, the whole request's hit, then the needs' in the request's order.
+        round_of_hits.sort(key=lambda entry: -entry[0][2])
+        for found, need in round_of_hits:
+            if add(found, need):
                 return hits
     return hits
 
