@@ -156,23 +156,24 @@ def load_bfcl(*, variants_apart: bool = False) -> BfclData:
         for case in read_cases(name)
         for function in case["function"]
     ]
-    kept, differing = _first_of_each(definitions, _wording if variants_apart else _name)
+    key = _wording if variants_apart else _name
+    kept, differing = _first_of_each(definitions, key)
     names = _tool_names(kept)
     tools: list[Tool] = []
     schemas_fixed = 0
-    for key, definition in kept.items():
+    for kept_key, definition in kept.items():
         parameters, fixes = _with_json_schema_types(definition["parameters"])
         schemas_fixed += fixes > 0
         tools.append(
             Tool(
-                name=names[key],
+                name=names[kept_key],
                 description=definition["description"],
                 input_schema=parameters,
             )
         )
 
     read = [
-        _query(case, _relevant(answers, case, names, _wording if variants_apart else _name))
+        _query(case, _relevant(answers, case, names, key))
         for name, answers in _answers()
         for case in read_cases(name)
     ]
