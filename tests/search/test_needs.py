@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from toolscout import Catalog, Tool, ToolIndex
 from toolscout.errors import EmbeddingError
 from toolscout.search import SemanticOptions
-from toolscout.search.needs import MAX_NEEDS, _split_several, may_have_several_needs, split_needs
+from toolscout.search.needs import (
+    MAX_NEEDS,
+    _split_several,
+    is_step_list,
+    may_have_several_needs,
+    split_needs,
+)
 from toolscout.search.semantic import SemanticEngine
 
 from .conftest import make_index, names
@@ -81,6 +87,22 @@ class TestSplitting:
     )
     def test_one_need_stays_whole(self, request_text: str) -> None:
         assert split_needs(request_text) == [request_text]
+
+    @pytest.mark.parametrize(
+        ("needs", "steps"),
+        [
+            (["Find the sales files", "make a bar chart", "write a PDF report"], True),
+            (["Check the weather in Lisbon", "Email Bob about it"], True),
+            (["The files are in /data", "make a bar chart"], False),
+            (["What's the weather in Paris?", "book a table for two"], False),
+            (["get the weather", "today is 2023.10.1"], False),
+            (["get the weather", "..."], False),
+        ],
+    )
+    def test_a_list_of_steps_opens_every_need_with_an_action(
+        self, needs: list[str], steps: bool
+    ) -> None:
+        assert is_step_list(needs) is steps
 
     def test_a_request_of_hundreds_of_steps_is_cut_into_a_few(self) -> None:
         request = "; ".join(f"send message number {i} to the team" for i in range(500))
@@ -160,6 +182,35 @@ class TestSearch:
         assert set(names(hits)) == {"get_weather", "book_table", "send_email"}
         assert min(hit.normalized_score for hit in hits) > 0.5
         assert names(index.search(request, k=4, threshold=0))[3] == "list_holidays"
+
+    def test_a_tool_with_words_of_every_step_does_not_come_first_in_a_list_of_steps(
+        self,
+    ) -> None:
+        # `sales_overview` has words of every step, so the whole request ranks it first. In a
+        # list of steps it takes its turn among the steps' own tools; beside a sentence of
+        # details, the whole request's best still comes first.
+        catalog = Catalog(
+            [
+                Tool(name="search_files", description="Find files by name in a folder."),
+                Tool(name="create_chart", description="Make a bar chart."),
+                Tool(name="write_report", description="Write a PDF report."),
+                Tool(
+                    name="sales_overview",
+                    description="Sales totals from files, charts and reports.",
+                ),
+            ]
+        )
+        index = ToolIndex(catalog, engine="bm25")
+        steps = "Find the sales files, make a bar chart of the totals, and write a PDF report"
+        assert set(names(index.search(steps, k=2, threshold=0))) == {
+            "write_report",
+            "create_chart",
+        }
+        details = (
+            "The sales files are in the shared folder. Make a bar chart of the totals and "
+            "write a PDF report"
+        )
+        assert names(index.search(details, k=1, threshold=0)) == ["sales_overview"]
 
     def test_each_hit_says_which_need_found_it(self) -> None:
         index = make_index()

@@ -11,6 +11,7 @@ interleaves the rankings, so every need's best tools reach the top k.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 #: The most needs one request is split into; the rest of a longer request stays in the last.
 #: Each need is one more search, and a request of hundreds of clauses must not fan out.
@@ -125,6 +126,17 @@ def may_have_several_needs(request: str) -> bool:
     return _may_have_step_breaks(request) or not ACTION_WORDS.isdisjoint(
         map(str.casefold, _CLAUSE_NEXT_WORD.findall(request))
     )
+
+
+def is_step_list(needs: Sequence[str]) -> bool:
+    """Whether every need opens with an action word: a list of steps ("find the sales files,
+    make a chart of the totals, write a PDF report"), rather than a request with a sentence
+    of details or a question beside its need ("... today is 2023.10.1")."""
+    for need in needs:
+        first = _WORD.search(need)
+        if first is None or first.group().casefold() not in ACTION_WORDS:
+            return False
+    return True
 
 
 def _may_have_step_breaks(text: str) -> bool:
