@@ -145,6 +145,20 @@ class TestHostileRequests:
             assert split_needs(request_text) == _split_several(request_text)
 
 
+def _catalog(**descriptions: str) -> Catalog:
+    return Catalog(Tool(name=name, description=text) for name, text in descriptions.items())
+
+
+def _plans_catalog() -> Catalog:
+    """A weather, a restaurant, an e-mail tool, and a holiday tool that says "Friday"."""
+    return _catalog(
+        get_weather="Current weather and forecast for a city.",
+        book_table="Book a table at a restaurant.",
+        send_email="Send an email to a recipient.",
+        list_holidays="Public holidays of a country, with the weekday of each (Monday to Friday).",
+    )
+
+
 class TestSearch:
     @pytest.mark.parametrize("engine", SEMANTIC)
     def test_every_need_has_its_tool_in_the_top_k(self, engine: str) -> None:
@@ -160,23 +174,11 @@ class TestSearch:
         # No tool reads a calendar: the first need's best is a weak match on "Friday". The
         # needs' best tools come in order of how well they match, so k=3 holds the three
         # tools that serve their needs, each showing its own score.
-        catalog = Catalog(
-            [
-                Tool(name="get_weather", description="Current weather and forecast for a city."),
-                Tool(name="book_table", description="Book a table at a restaurant."),
-                Tool(name="send_email", description="Send an email to a recipient."),
-                Tool(
-                    name="list_holidays",
-                    description="Public holidays of a country, with the weekday of each "
-                    "(Monday to Friday).",
-                ),
-            ]
-        )
         request = (
             "Check my calendar for Friday, then get the weather in Paris, book a table for "
             "two and email Bob the plan"
         )
-        index = ToolIndex(catalog, engine="bm25")
+        index = ToolIndex(_plans_catalog(), engine="bm25")
         assert len(split_needs(request)) == 4
         hits = index.search(request, k=3, threshold=0)
         assert set(names(hits)) == {"get_weather", "book_table", "send_email"}
@@ -189,18 +191,15 @@ class TestSearch:
         # `sales_overview` has words of every step, so the whole request ranks it first. In a
         # list of steps it takes its turn among the steps' own tools; beside a sentence of
         # details, the whole request's best still comes first.
-        catalog = Catalog(
-            [
-                Tool(name="search_files", description="Find files by name in a folder."),
-                Tool(name="create_chart", description="Make a bar chart."),
-                Tool(name="write_report", description="Write a PDF report."),
-                Tool(
-                    name="sales_overview",
-                    description="Sales totals from files, charts and reports.",
-                ),
-            ]
+        index = ToolIndex(
+            _catalog(
+                search_files="Find files by name in a folder.",
+                create_chart="Make a bar chart.",
+                write_report="Write a PDF report.",
+                sales_overview="Sales totals from files, charts and reports.",
+            ),
+            engine="bm25",
         )
-        index = ToolIndex(catalog, engine="bm25")
         steps = "Find the sales files, make a bar chart of the totals, and write a PDF report"
         assert set(names(index.search(steps, k=2, threshold=0))) == {
             "write_report",
@@ -211,6 +210,17 @@ class TestSearch:
             "write a PDF report"
         )
         assert names(index.search(details, k=1, threshold=0)) == ["sales_overview"]
+
+    def test_the_threshold_judges_each_need_by_its_own_best(self) -> None:
+        # The trip need's best tool scores about 0.26, under a third of the weather tool's:
+        # judged with the weather need it would be cut, judged on its own it stays.
+        index = ToolIndex(_plans_catalog(), engine="bm25")
+        request = (
+            "Get the current weather forecast for Paris, then plan a trip for Friday with the "
+            "kids and grandparents"
+        )
+        assert names(index.search(request, threshold=0.2)) == ["get_weather", "list_holidays"]
+        assert names(index.search(request, threshold=0.3)) == ["get_weather"]
 
     def test_each_hit_says_which_need_found_it(self) -> None:
         index = make_index()

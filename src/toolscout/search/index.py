@@ -144,9 +144,11 @@ class ToolIndex:
             min_score: drop hits whose raw `score` is below this.
             threshold: return nothing when the best hit's `normalized_score` is below this
                 (0–1), and otherwise the hits that score at least half of it and a third of
-                the best (`score_floor`); `None` uses
-                the index default, 0 disables it. The threshold decides whether the catalog
-                has a tool for the query; the ranking, which tools come first.
+                the best (`score_floor`); `None` uses the index default, 0 disables it. The
+                threshold decides whether the catalog has a tool for the query; the ranking,
+                which tools come first. A request of several needs (`split_needs`) is judged
+                need by need, the whole request too: a need whose best tool scores less than
+                another need's keeps its tools all the same.
             filter: keep only tools for which it returns True; applied before `k`, so a
                 filtered search still returns up to `k` tools.
 
@@ -205,7 +207,8 @@ class ToolIndex:
             self._ranking(tools, text, k, min_score, threshold, tool_filter)[0]
             for text in texts[1:]
         ]
-        hits = _interleaved(rankings, [None, *needs], k)
+        whole_first = 0 if is_step_list(needs) else WHOLE_REQUEST_FIRST
+        hits = _interleaved(rankings, [None, *needs], k, whole_first)
         return SearchResults(hits, query=query, notice=notice if not hits else None)
 
     def _ranked_text(self, text: str) -> str:
@@ -304,15 +307,15 @@ WHOLE_REQUEST_FIRST = 1
 
 
 def _interleaved(
-    rankings: Sequence[list[_Found]], needs: Sequence[str | None], k: int
+    rankings: Sequence[list[_Found]], needs: Sequence[str | None], k: int, whole_first: int
 ) -> list[SearchHit]:
-    """The whole request's first hits (`WHOLE_REQUEST_FIRST`, none for a list of steps), then
-    rounds of the next hit of the whole request and the next of each need, each tool once,
-    until there are k: every need gets its best tools in before any gets its fifth. Within a
-    round the hits come in order of normalized score, so a need its best tool serves well
-    comes before one whose best is a long shot (a sentence of details, a step no tool
-    serves): on the MCP tasks' dev split, nDCG@10 0.727 → 0.734 (hybrid) and 0.691 → 0.694
-    (BM25), BFCL dev unchanged.
+    """The whole request's first `whole_first` hits (`WHOLE_REQUEST_FIRST`, none for a list
+    of steps), then rounds of the next hit of the whole request and the next of each need,
+    each tool once, until there are k: every need gets its best tools in before any gets its
+    fifth. Within a round the hits come in order of normalized score, so a need its best tool
+    serves well comes before one whose best is a long shot (a sentence of details, a step no
+    tool serves): on the MCP tasks' dev split, nDCG@10 0.727 → 0.734 (hybrid) and
+    0.691 → 0.694 (BM25), BFCL dev unchanged.
 
     A hit's normalized score is capped by those of the hits above it, so that scores never
     rise down the results: a need's best tool can rank above a stronger match of the whole
@@ -331,12 +334,10 @@ def _interleaved(
         return len(hits) == k
 
     whole, rest = rankings[0], rankings[1:]
-    steps = is_step_list([need for need in needs if need is not None])
-    first = 0 if steps else WHOLE_REQUEST_FIRST
-    for found in whole[:first]:
+    for found in whole[:whole_first]:
         if add(found, None):
             return hits
-    queues = [whole[first:], *rest]
+    queues = [whole[whole_first:], *rest]
     for depth in range(max(map(len, queues))):
         round_of_hits = [
             (queue[depth], need)

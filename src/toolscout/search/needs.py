@@ -132,11 +132,12 @@ def is_step_list(needs: Sequence[str]) -> bool:
     """Whether every need opens with an action word: a list of steps ("find the sales files,
     make a chart of the totals, write a PDF report"), rather than a request with a sentence
     of details or a question beside its need ("... today is 2023.10.1")."""
-    for need in needs:
-        first = _WORD.search(need)
-        if first is None or first.group().casefold() not in ACTION_WORDS:
-            return False
-    return True
+    return all(map(_opens_with_action, needs))
+
+
+def _opens_with_action(text: str) -> bool:
+    first = _WORD.search(text)
+    return first is not None and first.group().casefold() in ACTION_WORDS
 
 
 def _may_have_step_breaks(text: str) -> bool:
@@ -158,8 +159,7 @@ def _clauses(step: str) -> list[str]:
     pieces = _CLAUSE_BREAKS.split(step)
     clauses = [pieces[0]]
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-        first = _WORD.search(piece)
-        if first is not None and first.group().casefold() in ACTION_WORDS:
+        if _opens_with_action(piece):
             clauses.append(piece)
         else:
             clauses[-1] += separator + piece  # not a new step: the text as it was
