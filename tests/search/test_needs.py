@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolscout import Catalog, Tool, ToolIndex
 from toolscout.errors import EmbeddingError
 from toolscout.search import SemanticOptions
+from toolscout.search.analysis import CJK_CHARACTERS
 from toolscout.search.needs import (
     MAX_NEEDS,
     _split_several,
@@ -104,6 +105,83 @@ class TestSplitting:
     ) -> None:
         assert is_step_list(needs) is steps
 
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "List the books by J.K. Rowling from the collection called 'library'",
+            "Find the lawsuits involving Mr. John Doe in San Francisco county",
+            "Show my checking account at U.S. Bank for October 2019",
+            "Find a family therapist in St. Helena, CA",
+            "Find a movie with Sterling K. Brown as an actor",
+            "Search the news of big cities, e.g. Paris or Rome",
+        ],
+    )
+    def test_an_initial_or_a_title_ends_no_sentence(self, request_text: str) -> None:
+        assert split_needs(request_text) == [request_text]
+
+    @pytest.mark.parametrize(
+        ("request_text", "needs"),
+        [
+            (
+                "Find the court cases of Mr. X in New York. Then email the list to Ann.",
+                ["Find the court cases of Mr. X in New York", "email the list to Ann"],
+            ),
+            (
+                "Heat 2 kg of substance A. The heat capacity is 4.18 J/K. Find the entropy change.",
+                [
+                    "Heat 2 kg of substance A",
+                    "The heat capacity is 4.18 J/K",
+                    "Find the entropy change",
+                ],
+            ),
+            (
+                "Find a movie with Sterling K. Brown. Book two tickets for it.",
+                ["Find a movie with Sterling K. Brown", "Book two tickets for it"],
+            ),
+        ],
+    )
+    def test_a_sentence_may_still_end_with_an_initial(
+        self, request_text: str, needs: list[str]
+    ) -> None:
+        assert split_needs(request_text) == needs
+
+    @pytest.mark.parametrize(
+        ("request_text", "needs"),
+        [
+            (  # "check tomorrow's weather in Shanghai, then plan a drive from Pudong airport"
+                "查一下上海明天的天气，然后规划从浦东机场到人民广场的驾车路线",
+                ["查一下上海明天的天气", "规划从浦东机场到人民广场的驾车路线"],
+            ),
+            (  # "how is the weather in Beijing? book me a train ticket to Shanghai."
+                "北京今天天气怎么样？帮我订一张去上海的火车票。",
+                ["北京今天天气怎么样", "帮我订一张去上海的火车票"],
+            ),
+            (  # "translate the report into English, and then email it to the boss"
+                "把报告翻译成英文，再发邮件给老板",
+                ["把报告翻译成英文", "发邮件给老板"],
+            ),
+            (  # a list of two steps of three characters each
+                "1. 查天气\n2. 订酒店",
+                ["查天气", "订酒店"],
+            ),
+        ],
+    )
+    def test_a_chinese_task_is_cut_into_its_steps(
+        self, request_text: str, needs: list[str]
+    ) -> None:
+        assert split_needs(request_text) == needs
+
+    @pytest.mark.parametrize(
+        "request_text",
+        [
+            "北京到天津开车多远",  # how far is the drive from Beijing to Tianjin
+            "打开文档的最后一页",  # open the document's last page: "last" is no step
+            "天安门的经纬度是多少",  # the coordinates of Tiananmen
+        ],
+    )
+    def test_one_chinese_need_stays_whole(self, request_text: str) -> None:
+        assert split_needs(request_text) == [request_text]
+
     def test_a_request_of_hundreds_of_steps_is_cut_into_a_few(self) -> None:
         request = "; ".join(f"send message number {i} to the team" for i in range(500))
         needs = split_needs(request)
@@ -115,12 +193,17 @@ class TestSplitting:
 # NULs and digits (what quoted text hides behind), and characters of other scripts.
 _REQUEST_PIECES = ["send", "get", "weather", "and", "then", "also,", ";", ".", "?", "\n", "1."]
 _REQUEST_PIECES += ["-", " ", '"', "'", "“", "”", "0", "12", "\x00", "\x000\x00", "é", "天气"]
+_REQUEST_PIECES += ["，", "。", "？", "然后", "再", "查天气", "J.", "Mr.", "The"]
 _request_piece = st.sampled_from(_REQUEST_PIECES)
 _requests = st.one_of(st.text(max_size=60), st.lists(_request_piece, max_size=30).map("".join))
 
 
+# A word, or one character of a script written without spaces, which a need may end within.
+_WORD_OR_CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]|[^\\W{CJK_CHARACTERS}]+")
+
+
 def _word_counts(texts: list[str]) -> Counter[str]:
-    return Counter(word for text in texts for word in re.findall(r"\w+", text))
+    return Counter(word for text in texts for word in _WORD_OR_CJK_CHARACTER.findall(text))
 
 
 class TestHostileRequests:

@@ -38,13 +38,14 @@ _SEPARATOR_CHARACTERS = frozenset("._-/:")
 # HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
 _CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _LATIN_ACCENTS = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")
-# Han ideographs, kana and Hangul: scripts written without spaces between words.
-_CJK_CHARACTERS = (
+#: Han ideographs, kana and Hangul, as a character class: scripts written without spaces
+#: between words.
+CJK_CHARACTERS = (
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
 )
-_CJK_RUN = re.compile(f"[{_CJK_CHARACTERS}]+")
-_CJK_SPLIT = re.compile(f"([{_CJK_CHARACTERS}]+)")
+_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
+_CJK_SPLIT = re.compile(f"([{CJK_CHARACTERS}]+)")
 
 #: Single characters of Chinese and Japanese that carry no meaning about a tool (particles,
 #: pronouns, "please"): never terms on their own, though the pairs they are part of are.

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from toolscout.search.analysis import CJK_CHARACTERS
+
 #: The most needs one request is split into; the rest of a longer request stays in the last.
 #: Each need is one more search, and a request of hundreds of clauses must not fan out.
 MAX_NEEDS = 6
@@ -20,36 +22,11 @@ MAX_NEEDS = 6
 #: A need has at least this many words; shorter pieces stay with the piece before them
 #: ("Paris, France" is one place, not two needs)...
 MIN_NEED_WORDS = 3
-#: ...but an action and its object are a need in two ("save it", "email Bob").
+#: ...but an action and its object are a need in two ("save it", "email Bob"). In Chinese,
+#: Japanese or Korean, written without spaces, a need has this many characters (查天气,
+#: "check the weather").
 MIN_ACTION_NEED_WORDS = 2
-
-# Quoted text is one piece: what a user quotes is a name or a message, never two needs.
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
-# Where one step ends and the next begins, strongest first. Each keeps its own words out of
-# the pieces it separates. Every break starts with a space, a semicolon or a comma: the
-# leading lookahead turns every other position away at once (twice as fast as trying each
-# alternative there).
-_STEP_BREAKS = re.compile(
-    r"""
-    (?=[\s;,])
-    (?:
-      \s*\n+\s*(?:(?:\d{1,2}[.)]|[-*•])\s+)?       # a new line, or a list item
-      | (?<=[.!?])\s+(?=[A-Z0-9"“'(])               # the end of a sentence
-      | \s*;\s*                                     # a semicolon
-      | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
-    )
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
-# What every step break holds: a newline, a semicolon, a sentence's end, or one of these words.
-# A regex split tries its pattern at each space, where these alternatives cost much more than
-# a plain search of the request for them: most requests have none, and are not split.
-_STEP_WORDS = ("then", "also", "after", "finally")
-_SENTENCE_END = re.compile(r"[.!?]\s")
-# Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
-# the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
-# ("with a mass of 45 kg, a volume of 15 m³"). The lookahead is `_STEP_BREAKS`'s.
-_CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
+MIN_CJK_NEED_CHARACTERS = 3
 
 #: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
 #: a new need starts. What people ask tools to do, not any benchmark's wording.
@@ -65,6 +42,55 @@ ACTION_WORDS: frozenset[str] = frozenset(
     summarize sync take tell track transcribe transfer translate tweet update upload validate
     verify view visit visualise visualize wait watch write""".split()  # noqa: SIM905
 )
+
+# Quoted text is one piece: what a user quotes is a name or a message, never two needs.
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
+# A full stop that mostly ends no sentence: after an initial or a title ("J.K. Rowling",
+# "U.S. Bank", "Mr. John Doe", "St. Helena"), or "e.g." and "i.e.". Case-sensitive: "a." ends
+# sentences.
+_ABBREVIATION = (
+    r"(?-i:(?<=\b[A-Z]\.)|(?<=\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|vs)\.)|(?<=\b(?:Mrs|e\.g|i\.e)\.)"
+    r"|(?<=\bProf\.))"
+)
+#: Words that open a sentence, besides the action words: after an initial, a full stop
+#: followed by one of them ends a sentence ("...of substance A. The experiment begins").
+SENTENCE_OPENERS: frozenset[str] = frozenset(
+    """a an the this that these those it its i we you he she they my our your his her their
+    there here what which who whose when where why how is are was were do does did can could
+    would should will may might must please also then however but so and or if after before
+    now next finally lastly first second third""".split()  # noqa: SIM905
+)
+_OPENER = "|".join(sorted(SENTENCE_OPENERS | ACTION_WORDS))
+# Where one step ends and the next begins, strongest first. Each keeps its own words out of
+# the pieces it separates. Every break starts with a space, a semicolon or a comma, or in
+# Chinese with a full-width stop or comma or a word that joins steps: the leading lookahead
+# turns every other position away at once (twice as fast as trying each alternative there).
+_STEP_BREAKS = re.compile(
+    rf"""
+    (?=[\s;,，；。！？]|然后|接着|随后)
+    (?:
+      \s*\n+\s*(?:(?:\d{{1,2}}[.)]|[-*•])\s+)?       # a new line, or a list item
+      | (?<=[.!?])(?!{_ABBREVIATION})\s+(?=[A-Z0-9"“'(])   # the end of a sentence,
+      | {_ABBREVIATION}\s+(?=[("“']?(?:{_OPENER})\b)       # or of one with an abbreviation
+      | \s*;\s*                                     # a semicolon
+      | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
+      | [。！？；]\s*                                # Chinese: the end of a sentence,
+      | [，,]?\s*(?:然后|接着|随后)[，,]?\s*         # "then",
+      | [，,]\s*(?:最后|并且|并|再|同时|另外)[，,]?\s*  # or after a comma "finally", "and"...
+    )
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+# What every step break holds: a newline, a semicolon, a sentence's end, or one of these words.
+# A regex split tries its pattern at each space, where these alternatives cost much more than
+# a plain search of the request for them: most requests have none, and are not split.
+_STEP_WORDS = ("then", "also", "after", "finally")
+_SENTENCE_END = re.compile(r"[.!?]\s")
+# Weaker: a comma or "and" starts a new need only when an action follows it ("..., then get
+# the fibonacci series", "...and book a hotel"); elsewhere it joins a request's details
+# ("with a mass of 45 kg, a volume of 15 m³"). The lookahead is `_STEP_BREAKS`'s.
+_CLAUSE_BREAKS = re.compile(r"(?=[\s,])(,\s*(?:and\s+)?|\s+and\s+)", re.IGNORECASE)
+
 # The breaks of `_CLAUSE_BREAKS`, each with the first word after it (past punctuation) looked
 # at without being taken, so that every break is found where the split finds it.
 _CLAUSE_NEXT_WORD = re.compile(r"(?=[\s,])(?:,\s*(?:and\s+)?|\s+and\s+)(?=\W*(\w+))", re.IGNORECASE)
@@ -74,6 +100,7 @@ _LEADING_JOINERS = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
+_CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
 _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 
 
@@ -179,7 +206,8 @@ def _joined_short(pieces: list[str]) -> list[str]:
 
 def _is_need(piece: str) -> bool:
     """Whether a piece has words enough to be a need of its own."""
-    words = _WORD.findall(_PLACEHOLDER.sub(" quoted ", _LEADING_JOINERS.sub("", piece)))
-    if len(words) >= MIN_NEED_WORDS:
+    text = _PLACEHOLDER.sub(" quoted ", _LEADING_JOINERS.sub("", piece))
+    words = _WORD.findall(text)
+    if len(words) >= MIN_NEED_WORDS or len(_CJK_CHARACTER.findall(text)) >= MIN_CJK_NEED_CHARACTERS:
         return True
     return len(words) >= MIN_ACTION_NEED_WORDS and words[0].casefold() in ACTION_WORDS
