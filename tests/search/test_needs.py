@@ -62,6 +62,14 @@ class TestSplitting:
                 "Réserve une table à Zürich; envoie un e-mail à Chloé",
                 ["Réserve une table à Zürich", "envoie un e-mail à Chloé"],
             ),
+            (  # sentences end the same in every script that puts a space after them
+                "Какая погода в Париже? Забронируй столик на двоих.",
+                ["Какая погода в Париже?", "Забронируй столик на двоих"],
+            ),
+            (
+                "서울 날씨 어때? 부산행 기차표 예매해줘.",
+                ["서울 날씨 어때?", "부산행 기차표 예매해줘"],
+            ),
             (  # an action and its object are a need, short as they are
                 "Find the email from the accountant, download it, and convert it to markdown.",
                 ["Find the email from the accountant", "download it", "convert it to markdown"],

@@ -70,7 +70,7 @@ _STEP_BREAKS = re.compile(
     (?=[\s;,，；。！？]|然后|接着|随后)
     (?:
       \s*\n+\s*(?:(?:\d{{1,2}}[.)]|[-*•])\s+)?       # a new line, or a list item
-      | (?<=[.!?])(?!{_ABBREVIATION})\s+(?=[A-Z0-9"“'(])   # the end of a sentence,
+      | (?<=[.!?])(?!{_ABBREVIATION})\s+(?=[\w"“'(])       # the end of a sentence,
       | {_ABBREVIATION}\s+(?=[("“']?(?:{_OPENER})\b)       # or of one with an abbreviation
       | \s*;\s*                                     # a semicolon
       | ,?\s+(?:and\s+then|and\s+also|then|after\s+that|afterwards|finally|also)\s+
