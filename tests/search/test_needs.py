@@ -78,6 +78,22 @@ class TestSplitting:
                 "add a slide with the chart to the deck and save it",
                 ["add a slide with the chart to the deck", "save it"],
             ),
+            (  # "check tomorrow's weather in Shanghai, then plan a drive from Pudong airport"
+                "查一下上海明天的天气，然后规划从浦东机场到人民广场的驾车路线",
+                ["查一下上海明天的天气", "规划从浦东机场到人民广场的驾车路线"],
+            ),
+            (  # "how is the weather in Beijing? book me a train ticket to Shanghai."
+                "北京今天天气怎么样？帮我订一张去上海的火车票。",
+                ["北京今天天气怎么样", "帮我订一张去上海的火车票"],
+            ),
+            (  # "translate the report into English, and then email it to the boss"
+                "把报告翻译成英文，再发邮件给老板",
+                ["把报告翻译成英文", "发邮件给老板"],
+            ),
+            (  # a list of two steps of three characters each
+                "1. 查天气\n2. 订酒店",
+                ["查天气", "订酒店"],
+            ),
         ],
     )
     def test_a_task_is_cut_into_its_steps(self, request_text: str, needs: list[str]) -> None:
@@ -92,6 +108,9 @@ class TestSplitting:
             'send "lunch, then a walk and a talk" to Bob',
             "get_current_weather",
             "",
+            "北京到天津开车多远",  # how far is the drive from Beijing to Tianjin
+            "打开文档的最后一页",  # open the document's last page: "last" is no step
+            "天安门的经纬度是多少",  # the coordinates of Tiananmen
         ],
     )
     def test_one_need_stays_whole(self, request_text: str) -> None:
@@ -152,43 +171,6 @@ class TestSplitting:
         self, request_text: str, needs: list[str]
     ) -> None:
         assert split_needs(request_text) == needs
-
-    @pytest.mark.parametrize(
-        ("request_text", "needs"),
-        [
-            (  # "check tomorrow's weather in Shanghai, then plan a drive from Pudong airport"
-                "查一下上海明天的天气，然后规划从浦东机场到人民广场的驾车路线",
-                ["查一下上海明天的天气", "规划从浦东机场到人民广场的驾车路线"],
-            ),
-            (  # "how is the weather in Beijing? book me a train ticket to Shanghai."
-                "北京今天天气怎么样？帮我订一张去上海的火车票。",
-                ["北京今天天气怎么样", "帮我订一张去上海的火车票"],
-            ),
-            (  # "translate the report into English, and then email it to the boss"
-                "把报告翻译成英文，再发邮件给老板",
-                ["把报告翻译成英文", "发邮件给老板"],
-            ),
-            (  # a list of two steps of three characters each
-                "1. 查天气\n2. 订酒店",
-                ["查天气", "订酒店"],
-            ),
-        ],
-    )
-    def test_a_chinese_task_is_cut_into_its_steps(
-        self, request_text: str, needs: list[str]
-    ) -> None:
-        assert split_needs(request_text) == needs
-
-    @pytest.mark.parametrize(
-        "request_text",
-        [
-            "北京到天津开车多远",  # how far is the drive from Beijing to Tianjin
-            "打开文档的最后一页",  # open the document's last page: "last" is no step
-            "天安门的经纬度是多少",  # the coordinates of Tiananmen
-        ],
-    )
-    def test_one_chinese_need_stays_whole(self, request_text: str) -> None:
-        assert split_needs(request_text) == [request_text]
 
     def test_a_request_of_hundreds_of_steps_is_cut_into_a_few(self) -> None:
         request = "; ".join(f"send message number {i} to the team" for i in range(500))
