@@ -4,8 +4,9 @@ Agents send whole tasks ("find the trending posts on two sites, make a word clou
 a PDF"). Ranked as one text, the need with the most words, or the rarest ones, takes every
 slot. `split_needs` cuts a request at the places people join separate steps: sentences, list
 items, semicolons, "then" / "and then" / "also", and "and" or commas followed by an action
-("..., make a word cloud"). `ToolIndex` searches the whole request and each need, and
-interleaves the rankings, so every need's best tools reach the top k.
+("..., make a word cloud"); in Chinese at 。！？；, 然后 ("then") and the like. `ToolIndex`
+searches the whole request and each need, and interleaves the rankings, so every need's best
+tools reach the top k.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ MAX_NEEDS = 6
 #: A need has at least this many words; shorter pieces stay with the piece before them
 #: ("Paris, France" is one place, not two needs)...
 MIN_NEED_WORDS = 3
-#: ...but an action and its object are a need in two ("save it", "email Bob"). In Chinese,
-#: Japanese or Korean, written without spaces, a need has this many characters (查天气,
-#: "check the weather").
+#: ...but an action and its object are a need in two ("save it", "email Bob").
 MIN_ACTION_NEED_WORDS = 2
+#: In Chinese, Japanese or Korean, written without spaces, a need has this many characters
+#: (查天气, "check the weather").
 MIN_CJK_NEED_CHARACTERS = 3
 
 #: Verbs that open a step of a task, in the imperative: where one follows a comma or "and",
@@ -52,8 +53,8 @@ _ABBREVIATION = (
     r"(?-i:(?<=\b[A-Z]\.)|(?<=\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|vs)\.)|(?<=\b(?:Mrs|e\.g|i\.e)\.)"
     r"|(?<=\bProf\.))"
 )
-#: Words that open a sentence, besides the action words: after an initial, a full stop
-#: followed by one of them ends a sentence ("...of substance A. The experiment begins").
+#: Words that open a sentence, besides the action words: after an initial or a title, a full
+#: stop followed by one of them ends a sentence ("...of substance A. The experiment begins").
 SENTENCE_OPENERS: frozenset[str] = frozenset(
     """a an the this that these those it its i we you he she they my our your his her their
     there here what which who whose when where why how is are was were do does did can could
