@@ -47,8 +47,8 @@ ACTION_WORDS: frozenset[str] = frozenset(
 # Quoted text is one piece: what a user quotes is a name or a message, never two needs.
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|'[^'\n]{2,}'(?!\w)")
 # A full stop that mostly ends no sentence: after an initial or a title ("J.K. Rowling",
-# "U.S. Bank", "Mr. John Doe", "St. Helena"), or "e.g." and "i.e.". Case-sensitive: "a." ends
-# sentences.
+# "U.S. Bank", "Mr. John Doe", "St. Helena"), and "e.g.", "i.e." and "vs.". Case-sensitive:
+# "a." ends sentences.
 _ABBREVIATION = (
     r"(?-i:(?<=\b[A-Z]\.)|(?<=\b(?:Mr|Ms|Dr|St|Mt|Jr|Sr|vs)\.)|(?<=\b(?:Mrs|e\.g|i\.e)\.)"
     r"|(?<=\bProf\.))"
