@@ -260,14 +260,36 @@ class TestIncrementalEmbedding:
         ToolIndex(make_catalog(), engine="semantic", semantic=options).refresh()
         assert not (tmp_path / "cache.sqlite3").exists()
 
-    def test_a_progress_bar_shows_while_many_tools_are_embedded(
+    def test_a_log_shows_progress_while_many_tools_are_embedded(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        # stderr is captured, as in a log: no bar can move there, so lines say how far it is.
+        embedder, _ = counting_embedder()
+        tools = [make_tool(f"tool_{i}", f"Does thing number {i}.") for i in range(600)]
+        SemanticEngine(SemanticOptions(embedder, cache_path=tmp_path / "c")).rebuild(tools)
+        lines = capsys.readouterr().err.splitlines()
+        assert lines[0] == f"Embedding tools: 600 texts with {embedder.model_id}"
+        assert lines[1] == "Embedding tools: 256/600"
+        assert lines[-1].startswith("Embedding tools: 600/600 in ")
+
+    def test_nothing_is_shown_for_a_few_tools_or_when_turned_off(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         embedder, _ = counting_embedder()
-        tools = [make_tool(f"tool_{i}", f"Does thing number {i}.") for i in range(600)]
-        engine = SemanticEngine(SemanticOptions(embedder, cache_path=tmp_path / "c", progress=True))
-        engine.rebuild(tools)
-        assert "Embedding tools" in capsys.readouterr().err
+        many = [make_tool(f"tool_{i}", f"Does thing number {i}.") for i in range(600)]
+        SemanticEngine(SemanticOptions(embedder, cache_path=tmp_path / "a")).rebuild(many[:20])
+        off = SemanticOptions(embedder, cache_path=tmp_path / "b", progress=False)
+        SemanticEngine(off).rebuild(many)
+        assert capsys.readouterr().err == ""
+
+    def test_progress_can_be_asked_for_a_few_tools(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        embedder, _ = counting_embedder()
+        tools = [make_tool(f"tool_{i}", f"Does thing number {i}.") for i in range(20)]
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c", progress=True)
+        SemanticEngine(options).rebuild(tools)
+        assert capsys.readouterr().err.splitlines()[-1].startswith("Embedding tools: 20/20 in ")
 
 
 class TestQueryPrefix:

@@ -10,6 +10,7 @@ nothing that was embedded before.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ EMBED_CHUNK = 256
 #: Query vectors kept for the next searches: a request and all its needs (`MAX_NEEDS`), twice.
 REMEMBERED_QUERIES = 2 * (MAX_NEEDS + 1)
 
-#: Embedding at least this many texts shows a progress bar (on a terminal, by default).
+#: Embedding at least this many texts shows progress on stderr, by default.
 PROGRESS_MIN_TEXTS = 500
 
 #: What is put before a query for all-MiniLM-L6-v2 (`SemanticOptions.query_prefix`).
@@ -110,8 +111,8 @@ class SemanticOptions:
     """What is embedded for each tool. It is called again only for a tool whose
     `fingerprint` (name, namespace, description, schema, tags) changed."""
     progress: bool | None = None
-    """Show a progress bar while embedding; `None` shows one on a terminal when at least
-    `PROGRESS_MIN_TEXTS` texts need embedding."""
+    """Show progress on stderr while embedding: a bar on a terminal, a line each tenth of the
+    way in a log; `None` shows it when at least `PROGRESS_MIN_TEXTS` texts need embedding."""
     query_prefix: str | None = None
     """Put before each query (not each tool text) when it is embedded. `None` is
     `MINILM_QUERY_PREFIX`, "A tool to: ", for all-MiniLM-L6-v2 (the default model), and
@@ -338,13 +339,20 @@ def _unit_rows(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 class _Progress:
-    """A rich progress bar on stderr while many texts are embedded; silent otherwise."""
+    """Progress on stderr while many texts are embedded: a rich bar on a terminal, and in a
+    log (no terminal) a line at the start, one each tenth of the way and one at the end, so
+    that a first run's wait is never silent. Silent for a few texts, or when turned off."""
 
     def __init__(self, total: int, model_id: str, enabled: bool | None) -> None:
+        on_terminal = sys.stderr.isatty()
         if enabled is None:
-            enabled = total >= PROGRESS_MIN_TEXTS and sys.stderr.isatty()
+            enabled = total >= PROGRESS_MIN_TEXTS
         self._bar = None
-        if enabled and total:
+        self._lines = enabled and total > 0 and not on_terminal
+        self._total, self._done, self._shown = total, 0, 0
+        self._model_id = model_id
+        self._started = time.monotonic()
+        if enabled and total and on_terminal:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -354,20 +362,33 @@ class _Progress:
                 MofNCompleteColumn(),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
-                # On a terminal the bar goes when done; in a log, its last state stays.
-                transient=sys.stderr.isatty(),
+                transient=True,
             )
             self._task = self._bar.add_task(model_id, total=total)
 
     def __enter__(self) -> _Progress:
         if self._bar is not None:
             self._bar.start()
+        elif self._lines:
+            self._line(f"{self._total:,} texts with {self._model_id}")
         return self
 
     def advance(self, count: int) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, count)
+        elif self._lines:
+            self._done += count
+            if self._done < self._total and self._done - self._shown >= self._total / 10:
+                self._shown = self._done
+                self._line(f"{self._done:,}/{self._total:,}")
 
     def __exit__(self, *exc_info: object) -> None:
         if self._bar is not None:
             self._bar.stop()
+        elif self._lines and self._done == self._total:
+            seconds = time.monotonic() - self._started
+            self._line(f"{self._done:,}/{self._total:,} in {seconds:.1f} s")
+
+    @staticmethod
+    def _line(text: str) -> None:
+        print(f"Embedding tools: {text}", file=sys.stderr, flush=True)
