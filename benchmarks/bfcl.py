@@ -148,11 +148,14 @@ def load_bfcl(*, variants_apart: bool = False) -> BfclData:
     With `variants_apart`, the pool keeps one tool per name and description instead of one
     per name: BFCL words many functions differently from case to case, and each wording
     becomes a tool of its own, named `{name}_var{n}` after the first. A query's relevant
-    tools are then the wordings of its own case, which the other wordings compete with.
+    tools are then the wordings of its own case, which the other wordings compete with. That
+    pool is made of the `QUERY_FILES` alone, without the live relevance and irrelevance
+    files' functions: it is the catalog of 2,101 tools that the project's pooled BFCL
+    targets are stated on.
     """
     definitions = [
         function
-        for name in POOL_FILES
+        for name in (QUERY_FILES if variants_apart else POOL_FILES)
         for case in read_cases(name)
         for function in case["function"]
     ]

@@ -243,7 +243,7 @@ def _data_table(data: BfclData, variants: BfclData, engines: Sequence[Engine]) -
         ],
         ["  schemas with BFCL type names fixed", f"{counts.schemas_fixed:,}"],
         [
-            "tools with same-name variants apart (one per name and wording)",
+            "tools with same-name variants apart (one per name and wording, files with queries)",
             f"{len(variants.tools):,}",
         ],
         ["queries read / dropped", f"{counts.queries_read:,} / {counts.queries_dropped:,}"],
@@ -261,7 +261,9 @@ def _data_table(data: BfclData, variants: BfclData, engines: Sequence[Engine]) -
         "Irrelevance queries dropped: same text as a query whose relevant tool is in the pool.",
         "Same-name variants apart: BFCL words many functions differently from case to case; "
         "this pool keeps each wording as a tool (`name_var2`...), and a query's relevant "
-        "tools are its own case's wordings.",
+        "tools are its own case's wordings. It pools the files with ranked queries alone (not "
+        "the live relevance and irrelevance files): the catalog the pooled BFCL targets are "
+        "stated on.",
         *(f"{engine.label} reads: {engine.reads}." for engine in engines),
     ]
     return table

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from benchmarks.bfcl import BfclData, load_bfcl, read_cases, split_of
+from benchmarks.bfcl import QUERY_FILES, BfclData, load_bfcl, read_cases, split_of
 from benchmarks.metrics import abstention_rate, ndcg_at, quality, recall_at, reciprocal_rank
 from benchmarks.peers import catalog_text, query_pattern, toolscout_unavailable
 
@@ -117,7 +117,18 @@ class TestVariantsApart:
             (re.sub(r"_var\d+$", "", tool.name), tool.description) for tool in variants.tools
         }
         assert len(wordings) == len(variants.tools)
-        assert {tool.name for tool in data.tools} <= set(names)
+        first_wordings = {
+            function["name"]
+            for name in QUERY_FILES
+            for case in read_cases(name)
+            for function in case["function"]
+        }
+        assert first_wordings <= set(names)
+
+    def test_it_is_the_catalog_the_targets_are_stated_on(self, variants: BfclData) -> None:
+        # The files with ranked queries, without the live relevance and irrelevance files'
+        # functions, which no query asks for.
+        assert len(variants.tools) == 2_101
 
     def test_the_same_queries_with_their_own_cases_wordings(
         self, data: BfclData, variants: BfclData
