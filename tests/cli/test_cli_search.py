@@ -137,6 +137,22 @@ class TestSearchCommand:
         assert f"of {len(Catalog.from_file(demo_catalog_path()))} tools" in result.stdout
         assert "triangle" in result.stdout
 
+    def test_the_engine_is_named_before_a_first_search_embeds_the_catalog(
+        self, run: RunToolscout, write_catalog: WriteCatalog, tmp_path: Path
+    ) -> None:
+        # A new cache, as on a fresh machine: the search embeds all 600 tools first, and the
+        # user learns which engine waits for it, and why, before its progress.
+        tools = [
+            {"name": f"tool_{i}", "description": f"Does thing number {i}."} for i in range(600)
+        ]
+        catalog = write_catalog(tools)
+        result = run("search", catalog, "thing", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+        assert result.exit_code == 0
+        lines = result.stderr.splitlines()
+        assert lines[0] == "engine: hybrid (auto: semantic search is installed)"
+        assert lines[1].startswith("Embedding tools: 600 texts with ")
+        assert lines[-1].startswith("Embedding tools: 600/600 in ")
+
 
 class TestHelp:
     def test_flags_show_no_value_placeholder(self, run: RunToolscout) -> None:

@@ -80,7 +80,7 @@ def search(
     Searches as tool search does with the config file's settings (its engine, mode,
     max_results, threshold and always_available tools); --engine, -k and --threshold
     override them. Pinned tools are never returned: they are sent with every request."""
-    from toolscout.cli.search_view import show
+    from toolscout.cli.search_view import show, show_choice
     from toolscout.protocol import ContextStore
     from toolscout.search import pattern_problem
 
@@ -98,10 +98,15 @@ def search(
     tools = load_catalog(catalog)
     # The command only asks: no store is opened, whatever the file says.
     tool_search = settings.build(tools, store=ContextStore())
+    choice = tool_search.index.engine_choice
+    # Before the search: a first hybrid search embeds the catalog, and its progress lines
+    # follow the line that says which engine is embedding and why.
+    if choice.reason is not None:
+        show_choice(choice)
     answer = tool_search.find(query)
     show(
         answer,
-        choice=tool_search.index.engine_choice,
+        engine=choice.name,
         catalog_size=len(tools),
         mode=settings.mode,
         as_json=as_json,

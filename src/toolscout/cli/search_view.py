@@ -26,20 +26,21 @@ _LEFT_OUT_SHOWN = 3
 _MANY_LEFT_OUT = ("below_threshold", "past_max_results")
 
 
-def show(
-    answer: SearchAnswer, *, choice: EngineChoice, catalog_size: int, mode: str, as_json: bool
-) -> None:
-    """The answer to one query on stdout; the engine `auto` chose, and why, on stderr."""
-    if choice.reason is not None:
-        Console(stderr=True).print(Text(str(choice), style="dim"))
+def show_choice(choice: EngineChoice) -> None:
+    """The engine `auto` chose, and why, on stderr."""
+    Console(stderr=True).print(Text(str(choice), style="dim"))
+
+
+def show(answer: SearchAnswer, *, engine: str, catalog_size: int, mode: str, as_json: bool) -> None:
+    """The answer to one query on stdout."""
     (result,) = answer.queries
     if as_json:
-        output = _as_json(answer, engine=choice.name, mode=mode)
+        output = _as_json(answer, engine=engine, mode=mode)
         typer.echo(json.dumps(output, indent=2, ensure_ascii=False))
         return
     console = Console()
     if result.found:
-        console.print(_results_table(result, catalog_size=catalog_size, engine=choice.name))
+        console.print(_results_table(result, catalog_size=catalog_size, engine=engine))
     if result.notice:
         console.print(Text(result.notice, style="yellow"))
     if result.left_out:
