@@ -264,6 +264,43 @@ class TestSynonyms:
         kinds = {(t.query_term, t.index_term, t.kind) for t in results[0].matched_terms}
         assert ("save", "write", "synonym") in kinds
 
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("files of PR 88", "get_pull_request_files"),
+            ("new merge request", "create_pull_request"),
+            ("msg", "send_message"),
+            ("img", "resize_image"),
+            ("k8s", "list_kubernetes_pods"),
+            ("tz of Tokyo", "get_timezone"),
+        ],
+    )
+    def test_abbreviations_find_the_words_tools_spell_out(self, query: str, expected: str) -> None:
+        tools = [
+            make_tool("get_pull_request_files", "List the files changed in a pull request."),
+            make_tool("create_pull_request", "Open a new pull request from a branch."),
+            make_tool("list_files", "List the files of a directory."),
+            make_tool("send_message", "Send a message to a channel."),
+            make_tool("resize_image", "Resize an image to the given width and height."),
+            make_tool("list_kubernetes_pods", "List the pods of a Kubernetes cluster."),
+            make_tool("get_timezone", "The timezone of a city."),
+            make_tool("convert_timezone", "Convert a time from one time zone to another."),
+        ]
+        assert names(make_index(tools, threshold=0).search(query))[0] == expected
+
+    def test_a_tool_that_says_a_word_pair_another_way_is_found(self) -> None:
+        # Its only match is the pair's synonym: it matches no single word of the query.
+        tools = [
+            make_tool("fetch", "Fetch a URL and return its content as markdown."),
+            make_tool("get_timezone", "The timezone of a city."),
+            make_tool("list_pages", "List the pages of a notebook."),
+            make_tool("search_web", "Search the web."),
+            make_tool("convert_time", "Convert a time from one zone to another."),
+        ]
+        index = make_index(tools, threshold=0)
+        assert "fetch" in names(index.search("the web page"))
+        assert "get_timezone" in names(index.search("time zone of Tokyo"))
+
     def test_synonym_match_ranks_below_exact_match(self) -> None:
         tools = [
             make_tool("remove_user", "Remove a user account."),

@@ -433,6 +433,12 @@ class BM25Engine(SearchEngine):
                 if words_in_catalog == len(groups)
                 else rows[: sum(map(len, row_arrays[:words_in_catalog]))]
             )
+            # A word pair matched through its synonym is a word the tool matches: the tool
+            # says "timezone" where the query says "time zone", "URL" for "web page".
+            if pair_synonyms := [
+                m.synonym_rows for _, m in groups[words_in_catalog:] if len(m.synonym_rows)
+            ]:
+                word_rows = np.concatenate([word_rows, *pair_synonyms])
             matched_words = np.bincount(word_rows, minlength=n_tools)
             by_synonym = [m for _, m in groups[:words_in_catalog] if len(m.synonym_rows)]
             if self.options.coordination:

@@ -63,6 +63,13 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("website", "site"),
     ("repository", "repo"),
     ("database", "db"),
+    # Abbreviations that prefix matching cannot complete: "pr" does not begin "pull request",
+    # nor "msg" "message".
+    ("pull request", "pr", "merge request"),
+    ("message", "msg"),
+    ("image", "img"),
+    ("kubernetes", "k8s"),
+    ("time zone", "timezone", "tz"),
 )
 
 
