@@ -37,6 +37,8 @@ RRF_DEPTH = 100
 RRF_K = 60
 #: Size of the catalog for the warm-start measurement.
 WARM_START_SIZE = 5_000
+#: New processes timed per engine; the fastest is reported.
+WARM_START_RUNS = 3
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -544,23 +546,11 @@ def run_warm_start(
         seeding = SemanticOptions(cache_path=cache_file, progress=False)
         ToolIndex(catalog, engine="hybrid", semantic=seeding).refresh()
         for engine in ("semantic", "hybrid"):
-            finished = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    _WARM_START_SCRIPT,
-                    str(cache_file),
-                    str(size),
-                    engine,
-                    query,
-                ],
-                cwd=_ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            times = json.loads(finished.stdout.strip().splitlines()[-1])
-            total = times["import"] + times["build"] + times["first_search"]
+            runs = [
+                _warm_start_times(cache_file, size, engine, query) for _ in range(WARM_START_RUNS)
+            ]
+            times = min(runs, key=lambda run: sum(run.values()))
+            total = sum(times.values())
             table.rows.append(
                 [
                     f"toolscout {engine}",
@@ -571,12 +561,28 @@ def run_warm_start(
                 ]
             )
     table.notes = [
+        f"The fastest of {WARM_START_RUNS} new processes: a burst of load from elsewhere on "
+        "the machine once made one `import toolscout` take 1.18 s, against 0.19 s in the "
+        "next process.",
         "import s: `import toolscout`; index s: the index built from the cache file, every "
         "tool's vector and (hybrid) BM25 analysis read back, no model needed; first search s: "
         "loading the model and embedding the query.",
         "Reading the BFCL data to make the catalog is not counted.",
     ]
     return table
+
+
+def _warm_start_times(cache_file: Path, size: int, engine: str, query: str) -> dict[str, float]:
+    """One new process's import, index and first search times (`_WARM_START_SCRIPT`)."""
+    finished = subprocess.run(
+        [sys.executable, "-c", _WARM_START_SCRIPT, str(cache_file), str(size), engine, query],
+        cwd=_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    times: dict[str, float] = json.loads(finished.stdout.strip().splitlines()[-1])
+    return times
 
 
 def run_model_speed(tools: Sequence[Tool], queries: Sequence[str], *, texts: int) -> Table:
