@@ -167,6 +167,55 @@ class TestCJK:
         assert [term.term for term in analyzer.query_terms(text)] == analyzer.terms(text)
 
 
+class TestPhrasalVerbs:
+    @pytest.mark.parametrize(
+        ("text", "terms"),
+        [
+            ("Log in to GitHub", ["login", "git", "hub", "github"]),
+            ("I signed up yesterday", ["signup", "yesterday"]),
+            ("backing up the database", ["backup", "databas"]),
+            ("Logged out of Slack", ["logout", "slack"]),
+            ("look up the weather", ["lookup", "weather"]),
+        ],
+    )
+    def test_a_phrasal_verb_is_the_one_word_tools_write(
+        self, analyzer: Analyzer, text: str, terms: list[str]
+    ) -> None:
+        assert analyzer.terms(text) == terms
+        assert [term.term for term in analyzer.query_terms(text)] == terms
+
+    @pytest.mark.parametrize(
+        ("identifier", "terms"),
+        [
+            ("sign_up", ["signup", "sign_up"]),
+            ("user_log_in", ["user", "login", "user_log_in"]),
+            ("signUpUser", ["signup", "user", "signupuser"]),
+            ("logIn", ["login"]),
+        ],
+    )
+    def test_identifiers_join_their_phrasal_verbs_too(
+        self, analyzer: Analyzer, identifier: str, terms: list[str]
+    ) -> None:
+        assert analyzer.terms(identifier) == terms
+
+    @pytest.mark.parametrize(
+        ("text", "terms"),
+        [
+            # Joins of another sense stay apart: to check out a page is to look at it.
+            ("check out this page", ["check", "page"]),
+            ("work out the total", ["work", "total"]),
+            ("write a log", ["write", "log"]),
+            ("log, in short", ["log", "short"]),
+            ("lo gin", ["lo", "gin"]),
+        ],
+    )
+    def test_other_words_stay_apart(self, analyzer: Analyzer, text: str, terms: list[str]) -> None:
+        assert analyzer.terms(text) == terms
+
+    def test_only_english_joins_them(self) -> None:
+        assert "login" not in Analyzer("german").terms("log in")
+
+
 class TestStopwords:
     def test_function_words_are_dropped(self, analyzer: Analyzer) -> None:
         assert words(analyzer, "what is the weather in Paris") == ["weather", "paris"]
@@ -277,6 +326,16 @@ class TestHighlightSpans:
         highlighted = [description[s:e] for s, e in highlight_spans(description, index_terms)]
         assert "message" in highlighted
         assert "Slack" in highlighted
+
+    def test_a_phrasal_verb_is_highlighted_whole(self) -> None:
+        text = "Log in to the site, then log the result."
+        assert [text[s:e] for s, e in highlight_spans(text, ["login"])] == ["Log in"]
+        # "Log in" was indexed as `login`: its "Log" is no match of `log`.
+        assert [text[s:e] for s, e in highlight_spans(text, ["log"])] == ["log"]
+
+    def test_an_identifier_holding_a_phrasal_verb_is_highlighted_once(self) -> None:
+        text = "Call user_log_in first."
+        assert [text[s:e] for s, e in highlight_spans(text, ["login"])] == ["user_log_in"]
 
     def test_custom_analyzer_is_used(self) -> None:
         analyzer = Analyzer(stopwords=())

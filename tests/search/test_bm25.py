@@ -301,6 +301,33 @@ class TestSynonyms:
         assert "fetch" in names(index.search("the web page"))
         assert "get_timezone" in names(index.search("time zone of Tokyo"))
 
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("log in to the admin site", "site_login"),
+            ("login to the admin site", "site_login"),
+            ("back up the orders database", "create_backup"),
+            ("sign up a new customer", "register_customer"),
+            ("set up the dev environment", "environment_setup"),
+        ],
+    )
+    def test_phrasal_verbs_find_the_tools_that_write_them_as_one_word(
+        self, query: str, expected: str
+    ) -> None:
+        # Word by word, "log in" is a log, "back up" goes back, "set up" sets a value.
+        tools = [
+            make_tool("site_login", "Log in to a website with a username and password."),
+            make_tool("read_logs", "Read the admin site's access logs."),
+            make_tool("write_log", "Write an entry to the application log."),
+            make_tool("create_backup", "Create a backup of a database."),
+            make_tool("restore_database", "Go back to an earlier state of a database."),
+            make_tool("register_customer", "Register a new customer."),
+            make_tool("list_customers", "List the customers of the shop."),
+            make_tool("environment_setup", "Prepare the setup of a development environment."),
+            make_tool("set_variable", "Set an environment variable of the dev server."),
+        ]
+        assert names(make_index(tools, threshold=0).search(query))[0] == expected
+
     def test_synonym_match_ranks_below_exact_match(self) -> None:
         tools = [
             make_tool("remove_user", "Remove a user account."),

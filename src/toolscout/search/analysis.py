@@ -38,6 +38,34 @@ _SEPARATOR_CHARACTERS = frozenset("._-/:")
 # HTTP|Server, getV2Data -> get|V2|Data; ipv4 and v2 stay whole, keeping versions intact.
 _CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _LATIN_ACCENTS = re.compile(r"(?<=[A-Za-z])[\u0300-\u036f]+")
+#: English phrasal verbs that tools write as one word: "log in" is `login`, "set up" `setup`.
+#: Joined in tool text and requests alike, whatever the verb's ending ("signed up", "backing
+#: up"), so "log in to GitHub" finds a `login` tool and not every tool that writes logs, and
+#: "back up the database" a `backup` tool. Left out are joins whose words mostly mean something
+#: else in a request: to "check in" or "check out" a file is to look at it, to "work out" a sum
+#: is no `workout`, a "time out" of the day no `timeout`.
+PHRASAL_COMPOUNDS: frozenset[str] = frozenset(
+    """backup breakdown cleanup cutoff dropdown fallback followup handoff layout login logoff
+    logon logout lookup payout pickup playback popup rollback rollout setup shutdown signin signoff
+    signout signup teardown walkthrough""".split()  # noqa: SIM905
+)
+_PARTICLES = frozenset({"in", "on", "up", "out", "down", "off", "back", "through"})
+# The verbs of `PHRASAL_COMPOUNDS` in their regular forms (log, logs, logged, logging): most
+# texts have none of them, and then no phrasal verb to look for.
+_PHRASAL_VERB_FORMS = frozenset(
+    verb + ending
+    for compound in PHRASAL_COMPOUNDS
+    for particle in _PARTICLES
+    if compound.endswith(particle)
+    for verb in (compound.removesuffix(particle),)
+    for ending in ("", "s", "ed", "ing", verb[-1] + "ed", verb[-1] + "ing")
+)
+# A word, then a particle ("log in", "signed up"); possessive, so a word that is not followed
+# by one is given up at once.
+_PHRASAL_VERB = re.compile(
+    rf"(?<![A-Za-z])([A-Za-z]++)\s++({'|'.join(sorted(_PARTICLES))})(?![A-Za-z])",
+    re.IGNORECASE,
+)
 #: Han ideographs, kana and Hangul, as a character class: scripts written without spaces
 #: between words.
 CJK_CHARACTERS = (
@@ -92,7 +120,7 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of `text`, in order, with repeats (term frequency counts)."""
         # The indexing hot path: same result as `query_terms`, without building QueryTerms.
-        chunks = _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS]))
+        chunks = self._chunks(text)
         analysed = list(map(self._chunk_terms_cache.get, chunks))  # most are known: one C pass
         if None in analysed:
             analysed = [
@@ -103,7 +131,7 @@ class Analyzer:
 
     def query_terms(self, text: str) -> list[QueryTerm]:
         """Words of `text` with their index terms, in order, with repeats."""
-        chunks = _CHUNK.findall(normalize(text[:MAX_FIELD_CHARS]))
+        chunks = self._chunks(text)
         analysed = list(map(self._chunk_cache.get, chunks))
         if None in analysed:
             analysed = [
@@ -111,6 +139,29 @@ class Analyzer:
                 for chunk, terms in zip(chunks, analysed, strict=True)
             ]
         return list(itertools.chain.from_iterable(analysed))  # type: ignore[arg-type]
+
+    def _chunks(self, text: str) -> list[str]:
+        """The words and identifiers of `text`, each phrasal verb one word ("log in" → `login`,
+        see `PHRASAL_COMPOUNDS`)."""
+        text = normalize(text[:MAX_FIELD_CHARS])
+        chunks: list[str] = _CHUNK.findall(text)
+        if self.language == "english" and not _PHRASAL_VERB_FORMS.isdisjoint(
+            map(str.lower, chunks)
+        ):
+            chunks = _CHUNK.findall(_PHRASAL_VERB.sub(self._phrasal_compound, text))
+        return chunks
+
+    def phrasal_compound(self, verb: str, particle: str) -> str | None:
+        """The word of `PHRASAL_COMPOUNDS` that `verb` and `particle` make ("signed", "up" →
+        `signup`), if they make one."""
+        particle = particle.casefold()
+        if self.language != "english" or particle not in _PARTICLES:
+            return None
+        compound = self._term(verb.casefold()) + particle
+        return compound if compound in PHRASAL_COMPOUNDS else None
+
+    def _phrasal_compound(self, match: re.Match[str]) -> str:
+        return self.phrasal_compound(*match.groups()) or match.group()
 
     def _terms_of_chunk(self, chunk: str) -> tuple[str, ...]:
         terms = tuple(query_term.term for query_term in self._query_terms_of_chunk(chunk))
@@ -144,15 +195,30 @@ class Analyzer:
             for part in ((piece,) if piece.islower() else _CASE_BOUNDARY.split(piece))
         ]
         parts = [p for p in parts if p]
+        words = self._with_phrasal_verbs_joined(parts)
         terms = [
             QueryTerm(p, self._term(p.split("'")[0]))  # user's -> user
-            for p in parts
+            for p in words
             if p not in self.stopwords and p.split("'")[0] not in self.stopwords
         ]
-        if len(parts) > 1:
-            whole = chunk.casefold()
+        whole = chunk.casefold()
+        if len(parts) > 1 and words != [whole]:  # `logIn` is the one word `login`
             terms.append(QueryTerm(whole, whole))
         return tuple(terms)
+
+    def _with_phrasal_verbs_joined(self, parts: list[str]) -> list[str]:
+        """The parts of an identifier, each phrasal verb one part (`sign_up`, `logIn`)."""
+        joined: list[str] = []
+        for part in parts:
+            if (
+                joined
+                and part in _PARTICLES
+                and (compound := self.phrasal_compound(joined[-1], part))
+            ):
+                joined[-1] = compound
+            else:
+                joined.append(part)
+        return joined
 
     def _analyse_mixed_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
         """A chunk with CJK characters: each CJK run as characters and pairs of them, the
@@ -247,8 +313,27 @@ def highlight_spans(
     if not wanted:
         return []
     analyzer = analyzer or default_analyzer()
-    spans: list[tuple[int, int]] = []
-    for match in _CHUNK.finditer(text):
-        if any(term in wanted for term in analyzer.terms(match.group())):
-            spans.append(match.span())
-    return spans
+    # A phrasal verb is one term ("Log in" is `login`): its words are highlighted together,
+    # or not at all. An identifier holding one (`user_log_in`) is a word like any other.
+    compounds = [
+        (match.span(), compound)
+        for match in _PHRASAL_VERB.finditer(text)
+        if (compound := analyzer.phrasal_compound(*match.groups()))
+    ]
+    word_spans = [
+        match.span()
+        for match in _CHUNK.finditer(text)
+        if not any(_within(match.span(), span) for span, _ in compounds)
+        and not wanted.isdisjoint(analyzer.terms(match.group()))
+    ]
+    phrasal_spans = [
+        span
+        for span, compound in compounds
+        if not wanted.isdisjoint(analyzer.terms(compound))
+        and not any(_within(span, word_span) for word_span in word_spans)
+    ]
+    return sorted(word_spans + phrasal_spans)
+
+
+def _within(span: tuple[int, int], outer: tuple[int, int]) -> bool:
+    return outer[0] <= span[0] and span[1] <= outer[1]

@@ -38,6 +38,10 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("convert", "transform"),
     ("upload", "attach"),
     ("check", "verify", "validate"),
+    # Phrasal verbs are one word by then (`PHRASAL_COMPOUNDS`): "sign in" is `signin`.
+    ("login", "signin", "logon"),
+    ("logout", "signout", "logoff"),
+    ("signup", "register"),
     ("play", "stream"),
     ("save", "write", "store"),
     # nouns
