@@ -176,6 +176,8 @@ class TestPhrasalVerbs:
             ("backing up the database", ["backup", "databas"]),
             ("Logged out of Slack", ["logout", "slack"]),
             ("look up the weather", ["lookup", "weather"]),
+            ("log into my account", ["login", "account"]),
+            ("logging onto the VPN", ["logon", "vpn"]),
         ],
     )
     def test_a_phrasal_verb_is_the_one_word_tools_write(

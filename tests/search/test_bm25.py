@@ -306,6 +306,7 @@ class TestSynonyms:
         [
             ("log in to the admin site", "site_login"),
             ("login to the admin site", "site_login"),
+            ("log into the admin site", "site_login"),
             ("back up the orders database", "create_backup"),
             ("sign up a new customer", "register_customer"),
             ("set up the dev environment", "environment_setup"),

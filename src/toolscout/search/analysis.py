@@ -50,6 +50,8 @@ PHRASAL_COMPOUNDS: frozenset[str] = frozenset(
     signout signup teardown walkthrough""".split()  # noqa: SIM905
 )
 _PARTICLES = frozenset({"in", "on", "up", "out", "down", "off", "back", "through"})
+# "log into" and "log onto" are "log in" and "log on".
+_PARTICLE_OF = {"into": "in", "onto": "on"} | {particle: particle for particle in _PARTICLES}
 # The verbs of `PHRASAL_COMPOUNDS` in their regular forms (log, logs, logged, logging): most
 # texts have none of them, and then no phrasal verb to look for.
 _PHRASAL_VERB_FORMS = frozenset(
@@ -63,7 +65,7 @@ _PHRASAL_VERB_FORMS = frozenset(
 # A word, then a particle ("log in", "signed up"); possessive, so a word that is not followed
 # by one is given up at once.
 _PHRASAL_VERB = re.compile(
-    rf"(?<![A-Za-z])([A-Za-z]++)\s++({'|'.join(sorted(_PARTICLES))})(?![A-Za-z])",
+    rf"(?<![A-Za-z])([A-Za-z]++)\s++({'|'.join(sorted(_PARTICLE_OF))})(?![A-Za-z])",
     re.IGNORECASE,
 )
 #: Han ideographs, kana and Hangul, as a character class: scripts written without spaces
@@ -154,8 +156,8 @@ class Analyzer:
     def phrasal_compound(self, verb: str, particle: str) -> str | None:
         """The word of `PHRASAL_COMPOUNDS` that `verb` and `particle` make ("signed", "up" →
         `signup`), if they make one."""
-        particle = particle.casefold()
-        if self.language != "english" or particle not in _PARTICLES:
+        particle = _PARTICLE_OF.get(particle.casefold(), "")
+        if self.language != "english" or not particle:
             return None
         compound = self._term(verb.casefold()) + particle
         return compound if compound in PHRASAL_COMPOUNDS else None
@@ -212,7 +214,7 @@ class Analyzer:
         for part in parts:
             if (
                 joined
-                and part in _PARTICLES
+                and part in _PARTICLE_OF
                 and (compound := self.phrasal_compound(joined[-1], part))
             ):
                 joined[-1] = compound
