@@ -68,6 +68,31 @@ class TestBM25FromTheCache:
         assert rankings(from_cache) == rankings(analysed)
         assert rankings(filling) == rankings(analysed)
 
+    def test_a_tool_cached_with_its_properties_in_another_order_ranks_as_analysed(
+        self, tmp_path: Path
+    ) -> None:
+        # The same tool from two sources, its properties listed in another order: one
+        # fingerprint, so the second index reads the analysis the first one cached.
+        params = {
+            "city": string_param("The name of a city"),
+            "units": string_param("Units of temperature"),
+        }
+        first = make_tool("get_forecast", "Weather forecast.", parameters=params)
+        second = make_tool(
+            "get_forecast", "Weather forecast.", parameters=dict(reversed(params.items()))
+        )
+        assert first.fingerprint == second.fingerprint
+        others = standard_tools()
+        cache_path = tmp_path / "cache.sqlite3"
+        BM25Engine(BM25Options(cache_path=cache_path)).rebuild([first, *others])
+        from_cache = BM25Engine(BM25Options(cache_path=cache_path))
+        from_cache.rebuild([second, *others])
+        analysed = BM25Engine(BM25Options(cache=False))
+        analysed.rebuild([second, *others])
+        # "city units" and "temperature name" span two descriptions, one in each order.
+        queries = [*QUERIES, "city units", "temperature name"]
+        assert rankings(from_cache, queries) == rankings(analysed, queries)
+
     def test_a_changed_tool_is_analysed_again(self, tmp_path: Path) -> None:
         cache_path = tmp_path / "cache.sqlite3"
         tools = standard_tools()

@@ -186,6 +186,16 @@ class TestKeywordStuffing:
         index = make_index([stuffed, *standard_tools()], threshold=0)
         assert "stuffed" not in names(index.search("weather"))
 
+    def test_parameter_descriptions_past_the_limit_are_ignored_together(self) -> None:
+        from toolscout.search.analysis import MAX_FIELD_CHARS
+
+        # Each description is short; together they pass the limit of one field.
+        parameters = {f"p{i}": string_param("x " * 500) for i in range(MAX_FIELD_CHARS // 1000)}
+        parameters["last"] = string_param("current weather " * 50)
+        stuffed = make_tool("stuffed", "Does nothing.", parameters=parameters)
+        index = make_index([stuffed, *standard_tools()], threshold=0)
+        assert "stuffed" not in names(index.search("current weather"))
+
 
 class TestPrefixMatching:
     def test_partial_word_finds_the_full_word(self, index: ToolIndex) -> None:
@@ -414,6 +424,30 @@ class TestTiesAndOrder:
         order = [f"twin_{i:02d}" for i in range(30)]
         results = make_index(self.twins(order), threshold=0).search("currencies", k=7)
         assert names(results) == order[:7]
+
+    def test_the_order_of_a_schemas_properties_changes_no_score(self) -> None:
+        # Word pairs are words of one description: "temperature city" is no phrase of a tool
+        # whose `units` description ends with "temperature" and whose `city` one begins with
+        # "city", whichever comes first.
+        params = {
+            "units": string_param("Units of temperature"),
+            "city": string_param("City name"),
+        }
+        forward = make_tool("get_forecast", "Weather forecast.", parameters=params)
+        backward = make_tool(
+            "get_forecast", "Weather forecast.", parameters=dict(reversed(params.items()))
+        )
+        others = standard_tools()
+        uncached = BM25Options(cache=False)  # one fingerprint: the second would read the first
+        for query in ("temperature city", "name units", "forecast of the temperature"):
+            scores = [
+                [
+                    hit.score
+                    for hit in make_index([tool, *others], threshold=0, bm25=uncached).search(query)
+                ]
+                for tool in (forward, backward)
+            ]
+            assert scores[0] == scores[1], query
 
     def test_results_are_sorted_by_score_and_ranked_from_one(self, index: ToolIndex) -> None:
         results = index.search("list events in my calendar", k=10, threshold=0)

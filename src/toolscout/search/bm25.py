@@ -30,7 +30,13 @@ import numpy.typing as npt
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.analysis import Analyzer, QueryTerm, single_words, word_pairs
+from toolscout.search.analysis import (
+    MAX_FIELD_CHARS,
+    Analyzer,
+    QueryTerm,
+    single_words,
+    word_pairs,
+)
 from toolscout.search.analysis_cache import AnalysisCache, CachedAnalysis, CatalogAnalysis
 from toolscout.search.base import (
     FIELDS,
@@ -485,13 +491,25 @@ class BM25Engine(SearchEngine):
             texts = texts_by_field[field_name]
             if not texts or not self._field_weights[field_id]:
                 continue
-            # Newlines keep the texts apart: no identifier spans two of them.
-            terms = self.analyzer.terms("\n".join(texts))
-            if self.options.word_pairs and field_name in _PAIRED_FIELDS:
-                terms += word_pairs(terms)
+            paired = self.options.word_pairs and field_name in _PAIRED_FIELDS
+            terms = self._field_terms(texts, paired=paired)
             lengths[field_id] = len(terms)
             all_terms += terms
         return CachedAnalysis(all_terms, np.array(lengths, dtype=np.int32))
+
+    def _field_terms(self, texts: list[str], *, paired: bool) -> list[str]:
+        """The terms of one field's texts, then, if `paired`, their word pairs. A pair is
+        two words of one text: two parameters' descriptions make no phrase, and the order of
+        a schema's properties, which a tool's fingerprint ignores, must not change what the
+        tool matches (nor make an index read from the cache rank unlike a fresh one)."""
+        if not paired or len(texts) == 1:
+            # Newlines keep the texts apart: no identifier spans two of them.
+            terms = self.analyzer.terms("\n".join(texts))
+            return terms + word_pairs(terms) if paired else terms
+        per_text = [self.analyzer.terms(text) for text in _within_field_limit(texts)]
+        return list(itertools.chain.from_iterable(per_text)) + [
+            pair for text_terms in per_text for pair in word_pairs(text_terms)
+        ]
 
     def _build_state(self, tools: tuple[_AnalysedTool, ...]) -> _IndexState:
         # Ids are insertion positions, so the vocabulary's keys in order are the terms by id.
@@ -749,6 +767,19 @@ def _version_of(distribution: str) -> str:
         return version(distribution)
     except PackageNotFoundError:  # run from a source tree that is not installed
         return "unknown"
+
+
+def _within_field_limit(texts: list[str]) -> list[str]:
+    """`texts` cut where their join by newlines reaches `MAX_FIELD_CHARS`, the most analysed
+    of one field."""
+    kept: list[str] = []
+    room = MAX_FIELD_CHARS
+    for text in texts:
+        if room <= 0:
+            break
+        kept.append(text[:room])
+        room -= len(text) + 1
+    return kept
 
 
 def _term_ids(vocabulary: dict[str, int], terms: list[str]) -> npt.NDArray[np.int32]:
