@@ -52,15 +52,17 @@ PHRASAL_COMPOUNDS: frozenset[str] = frozenset(
 _PARTICLES = frozenset({"in", "on", "up", "out", "down", "off", "back", "through"})
 # "log into" and "log onto" are "log in" and "log on".
 _PARTICLE_OF = {"into": "in", "onto": "on"} | {particle: particle for particle in _PARTICLES}
-# The verbs of `PHRASAL_COMPOUNDS` in their regular forms (log, logs, logged, logging): most
-# texts have none of them, and then no phrasal verb to look for.
+# The verbs of `PHRASAL_COMPOUNDS` in their regular forms (log, logs, logged, logging), as
+# written in lower case, capitalised or in capitals: most texts have none of them, and then no
+# phrasal verb to look for. A look-up of each word as it is, without casefolding it first.
 _PHRASAL_VERB_FORMS = frozenset(
-    verb + ending
+    written
     for compound in PHRASAL_COMPOUNDS
     for particle in _PARTICLES
     if compound.endswith(particle)
     for verb in (compound.removesuffix(particle),)
     for ending in ("", "s", "ed", "ing", verb[-1] + "ed", verb[-1] + "ing")
+    for written in (verb + ending, (verb + ending).capitalize(), (verb + ending).upper())
 )
 # A word, then a particle ("log in", "signed up"); possessive, so a word that is not followed
 # by one is given up at once.
@@ -147,9 +149,7 @@ class Analyzer:
         see `PHRASAL_COMPOUNDS`)."""
         text = normalize(text[:MAX_FIELD_CHARS])
         chunks: list[str] = _CHUNK.findall(text)
-        if self.language == "english" and not _PHRASAL_VERB_FORMS.isdisjoint(
-            map(str.lower, chunks)
-        ):
+        if self.language == "english" and not _PHRASAL_VERB_FORMS.isdisjoint(chunks):
             chunks = _CHUNK.findall(_PHRASAL_VERB.sub(self._phrasal_compound, text))
         return chunks
 
