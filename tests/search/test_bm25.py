@@ -449,6 +449,30 @@ class TestTiesAndOrder:
             ]
             assert scores[0] == scores[1], query
 
+    def test_a_schemas_texts_are_read_in_its_order_in_every_process(self) -> None:
+        # The analysis cache keeps a tool's terms in order; a node's subschemas must not come
+        # in the order of a set of their keys, which string hashes decide.
+        script = (
+            "from toolscout.catalog import Tool\n"
+            "from toolscout.search.fields import tool_fields\n"
+            "branches = {key: [{'description': key}] for key in ('anyOf', 'oneOf', 'allOf')}\n"
+            "schema = {'type': 'object', 'properties': {'p': {'items': {'description': 'i'},"
+            " **branches}}}\n"
+            "tool = Tool(name='t', description='d', input_schema=schema)\n"
+            "print(tool_fields(tool)['parameter_descriptions'])\n"
+        )
+        outputs = {
+            subprocess.run(
+                [sys.executable, "-c", script],
+                env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            for seed in range(4)
+        }
+        assert outputs == {"['i', 'anyOf', 'oneOf', 'allOf']\n"}
+
     def test_results_are_sorted_by_score_and_ranked_from_one(self, index: ToolIndex) -> None:
         results = index.search("list events in my calendar", k=10, threshold=0)
         scores = [hit.score for hit in results]

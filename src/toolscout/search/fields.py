@@ -72,8 +72,9 @@ class _SchemaText:
                 self.names.append(str(name))
                 if isinstance(subschema, dict):
                     self.walk(subschema, root, depth=depth + 1, top_level=False)
-        # Most parameter schemas have none of these keys: look at the keys the node has.
-        for key in _SUBSCHEMA_KEYS.intersection(schema):
+        # Most parameter schemas have none of these keys: look at the keys the node has, in
+        # its order (a set's would change from one process to the next).
+        for key in filter(_SUBSCHEMA_KEYS.__contains__, schema):
             for subschema in _as_list(schema[key]):
                 self.walk(subschema, root, depth=depth + 1, top_level=False)
 
