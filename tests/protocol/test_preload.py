@@ -112,7 +112,9 @@ class TestWithinATurn:
         search = make_search(mode=mode)
         messages = [user(WEATHER)]
         first = search.prepare(None, messages)
-        messages = exchange(search, messages, "search_tools", queries=["translate text"])
+        # One tool serves "translate"; "translate text" also finds `send_email`, whose body is
+        # text, at a third of the best score: the floor's edge.
+        messages = exchange(search, messages, "search_tools", queries=["translate"])
         if mode == "load":
             messages = exchange(search, messages, "load_tool", names=["translate_text"])
         later = search.prepare(None, messages)
