@@ -261,10 +261,29 @@ class TestStemming:
             ("files", "file"),
             ("emails", "emailing", "email"),
             ("searches", "searching", "searched", "search"),
+            ("animation", "animations", "animated"),
+            ("experiment", "experiments", "experimental"),
+            ("presentation", "presentations"),
+            ("position", "positions", "positioned"),
         ],
     )
     def test_inflections_share_a_stem(self, analyzer: Analyzer, variants: tuple[str, ...]) -> None:
         assert len({tuple(analyzer.terms(word)) for word in variants}) == 1
+
+    @pytest.mark.parametrize(
+        ("word", "other"),
+        [
+            ("animation", "animal"),
+            ("experiment", "experience"),
+            ("presentation", "present"),
+            ("position", "positive"),
+        ],
+    )
+    def test_words_of_unrelated_senses_keep_stems_apart(
+        self, analyzer: Analyzer, word: str, other: str
+    ) -> None:
+        # Snowball gives each pair one stem.
+        assert analyzer.terms(word) != analyzer.terms(other)
 
     def test_stem_of_one_word(self, analyzer: Analyzer) -> None:
         assert analyzer.stem("messages") == "messag"

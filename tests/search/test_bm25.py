@@ -339,6 +339,15 @@ class TestSynonyms:
         ]
         assert names(make_index(tools, threshold=0).search(query))[0] == expected
 
+    def test_a_presentation_is_not_something_present(self) -> None:
+        tools = [
+            make_tool("create_presentation", "Create a slide presentation from an outline."),
+            make_tool("has_key", "Check whether a key is present in the store."),
+            make_tool("list_keys", "List the keys of the store."),
+        ]
+        found = names(make_index(tools, threshold=0).search("a presentation about sales"))
+        assert found == ["create_presentation"]
+
     def test_synonym_match_ranks_below_exact_match(self) -> None:
         tools = [
             make_tool("remove_user", "Remove a user account."),

@@ -70,6 +70,16 @@ _PHRASAL_VERB = re.compile(
     rf"(?<![A-Za-z])([A-Za-z]++)\s++({'|'.join(sorted(_PARTICLE_OF))})(?![A-Za-z])",
     re.IGNORECASE,
 )
+# Stems that Snowball gives words of unrelated senses, and the stem of the words of the sense
+# that tools name apart: an animation is no animal, an experiment no experience, a presentation
+# (slides) is not what "present" mostly says in tool text (a value present or not), a position
+# is not positive.
+_SENSE_STEMS = {
+    "anim": "animat",
+    "experi": "experiment",
+    "present": "presentat",
+    "posit": "position",
+}
 #: Han ideographs, kana and Hangul, as a character class: scripts written without spaces
 #: between words.
 CJK_CHARACTERS = (
@@ -181,7 +191,10 @@ class Analyzer:
 
     def stem(self, word: str) -> str:
         """The stem of one casefolded word."""
-        return str(self._stemmer.stemWord(word))
+        stem = str(self._stemmer.stemWord(word))
+        # A word of another sense than the rest of its stem's words keeps a stem of its own.
+        sense = _SENSE_STEMS.get(stem) if self.language == "english" else None
+        return sense if sense is not None and word.startswith(sense) else stem
 
     def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
         if not chunk.isascii() and _CJK_RUN.search(chunk):
