@@ -345,8 +345,10 @@ class TestSynonyms:
             make_tool("has_key", "Check whether a key is present in the store."),
             make_tool("list_keys", "List the keys of the store."),
         ]
-        found = names(make_index(tools, threshold=0).search("a presentation about sales"))
-        assert found == ["create_presentation"]
+        index = make_index(tools, threshold=0)
+        assert names(index.search("a presentation about sales")) == ["create_presentation"]
+        assert names(index.search("make a powerpoint about sales")) == ["create_presentation"]
+        assert names(index.search("slides for the sales review")) == ["create_presentation"]
 
     def test_synonym_match_ranks_below_exact_match(self) -> None:
         tools = [

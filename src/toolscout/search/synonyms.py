@@ -49,6 +49,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("message", "chat", "dm"),
     ("user", "account", "profile", "member", "person"),
     ("file", "document", "doc"),
+    ("presentation", "slides", "slide deck", "slideshow", "powerpoint", "ppt"),
     ("image", "picture", "photo"),
     ("movie", "film"),
     ("song", "music", "tune"),
