@@ -44,6 +44,18 @@ def string_param(description: str = "", **extra: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **extra}
 
 
+def forecast_tool_both_ways() -> tuple[Tool, Tool]:
+    """One tool twice, its two properties listed in one order, then the other: one
+    fingerprint. "temperature city" spans the descriptions of the first, "name units" those
+    of the second."""
+    params = {"units": string_param("Units of temperature"), "city": string_param("City name")}
+    forward = make_tool("get_forecast", "Weather forecast.", parameters=params)
+    backward = make_tool(
+        "get_forecast", "Weather forecast.", parameters=dict(reversed(params.items()))
+    )
+    return forward, backward
+
+
 def standard_tools() -> list[Tool]:
     """Twelve tools from six services, shaped like real MCP / function-calling tools."""
     return [

@@ -11,7 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.search.conftest import make_tool, standard_tools, string_param
+from tests.search.conftest import (
+    forecast_tool_both_ways,
+    make_tool,
+    standard_tools,
+    string_param,
+)
 from tests.search.embedding_support import counting_embedder
 from toolscout.catalog import Catalog, Tool
 from toolscout.data import demo_catalog_path
@@ -73,14 +78,7 @@ class TestBM25FromTheCache:
     ) -> None:
         # The same tool from two sources, its properties listed in another order: one
         # fingerprint, so the second index reads the analysis the first one cached.
-        params = {
-            "city": string_param("The name of a city"),
-            "units": string_param("Units of temperature"),
-        }
-        first = make_tool("get_forecast", "Weather forecast.", parameters=params)
-        second = make_tool(
-            "get_forecast", "Weather forecast.", parameters=dict(reversed(params.items()))
-        )
+        first, second = forecast_tool_both_ways()
         assert first.fingerprint == second.fingerprint
         others = standard_tools()
         cache_path = tmp_path / "cache.sqlite3"
@@ -89,8 +87,7 @@ class TestBM25FromTheCache:
         from_cache.rebuild([second, *others])
         analysed = BM25Engine(BM25Options(cache=False))
         analysed.rebuild([second, *others])
-        # "city units" and "temperature name" span two descriptions, one in each order.
-        queries = [*QUERIES, "city units", "temperature name"]
+        queries = [*QUERIES, "temperature city", "name units"]
         assert rankings(from_cache, queries) == rankings(analysed, queries)
 
     def test_a_changed_tool_is_analysed_again(self, tmp_path: Path) -> None:

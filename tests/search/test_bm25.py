@@ -14,7 +14,14 @@ from toolscout.catalog import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search import DEFAULT_FIELD_WEIGHTS, DEFAULT_THRESHOLD, BM25Options, ToolIndex
 
-from .conftest import make_index, make_tool, names, standard_tools, string_param
+from .conftest import (
+    forecast_tool_both_ways,
+    make_index,
+    make_tool,
+    names,
+    standard_tools,
+    string_param,
+)
 
 
 class TestExactNames:
@@ -437,17 +444,8 @@ class TestTiesAndOrder:
         assert names(results) == order[:7]
 
     def test_the_order_of_a_schemas_properties_changes_no_score(self) -> None:
-        # Word pairs are words of one description: "temperature city" is no phrase of a tool
-        # whose `units` description ends with "temperature" and whose `city` one begins with
-        # "city", whichever comes first.
-        params = {
-            "units": string_param("Units of temperature"),
-            "city": string_param("City name"),
-        }
-        forward = make_tool("get_forecast", "Weather forecast.", parameters=params)
-        backward = make_tool(
-            "get_forecast", "Weather forecast.", parameters=dict(reversed(params.items()))
-        )
+        # Word pairs are words of one description, whichever comes first.
+        forward, backward = forecast_tool_both_ways()
         others = standard_tools()
         uncached = BM25Options(cache=False)  # one fingerprint: the second would read the first
         for query in ("temperature city", "name units", "forecast of the temperature"):
