@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from toolscout._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from toolscout.search.analysis import Analyzer, highlight_spans
+    from toolscout.search.analysis import PHRASAL_COMPOUNDS, Analyzer, highlight_spans
     from toolscout.search.analysis_cache import AnalysisCache
     from toolscout.search.base import (
         FIELDS,
@@ -56,6 +56,7 @@ __all__ = [
     "FIELDS",
     "MAX_K",
     "MAX_NEEDS",
+    "PHRASAL_COMPOUNDS",
     "SYNONYM_GROUPS",
     "AnalysisCache",
     "Analyzer",
@@ -99,7 +100,7 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "toolscout.search.analysis": ["Analyzer", "highlight_spans"],
+            "toolscout.search.analysis": ["PHRASAL_COMPOUNDS", "Analyzer", "highlight_spans"],
             "toolscout.search.analysis_cache": ["AnalysisCache"],
             "toolscout.search.base": [
                 "FIELDS",
