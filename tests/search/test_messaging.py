@@ -1,5 +1,5 @@
-"""How requests speak of messages: "email her the list" asks to send one, and an e-mail
-address names a person, not a tool."""
+"""How requests speak of messages: "email her the list" asks to send one, an e-mail address
+names a person, not a tool, and a "#name" is a chat channel."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolscout.search import ToolIndex
-from toolscout.search.messaging import SENDING_VERBS, with_send_words, without_addresses
+from toolscout.search.messaging import (
+    SENDING_VERBS,
+    with_channel_words,
+    with_send_words,
+    without_addresses,
+)
 
 TOOLS = [
     {"name": "send_email", "description": "Send an email to one or more recipients."},
@@ -90,11 +95,72 @@ def test_an_address_is_only_ever_replaced(request_text: str) -> None:
 
 @pytest.mark.parametrize(
     "request_text",
-    ["a" * 4_000 + "@", "x@" + "ab." * 1_300 + "1", "a.b@c." * 600, "email them " * 350],
+    [
+        "a" * 4_000 + "@",
+        "x@" + "ab." * 1_300 + "1",
+        "a.b@c." * 600,
+        "email them " * 350,
+        "#a" * 2_000,
+        "#" + "a-" * 2_000,
+        "&#" * 2_000,
+    ],
 )
 def test_hostile_requests_are_read_in_one_pass(request_text: str) -> None:
     # A pattern that backtracked over them would take seconds at the query length cap.
-    assert without_addresses(with_send_words(request_text))
+    assert with_channel_words(without_addresses(with_send_words(request_text)))
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        (
+            "what have people been saying in #support today",
+            "what have people been saying in #support channel today",
+        ),
+        ("post it in #jp-team and #ops", "post it in #jp-team channel and #ops channel"),
+        ("#random: any news?", "#random channel: any news?"),
+    ],
+)
+def test_a_hash_name_is_a_channel(request_text: str, expected: str) -> None:
+    assert with_channel_words(request_text) == expected
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "tell the #general channel that the office is closed",  # says "channel" itself
+        "find my notes tagged #recipes",
+        "search posts with the hashtag #ai",
+        "a C# tutorial",
+        "open https://example.com/guide#setup",
+        "close issue #42",
+        "make the header #ff0000 and the text #FFF",
+        "it&#39;s done",
+        "## Release notes",
+    ],
+)
+def test_what_is_not_a_channel_is_left_alone(request_text: str) -> None:
+    assert with_channel_words(request_text) == request_text
+
+
+@given(st.text(alphabet=st.sampled_from("ab1#&-_ \n"), max_size=40))
+def test_channel_words_are_only_ever_added(request_text: str) -> None:
+    assert with_channel_words(request_text).replace(" channel", "") == request_text
+
+
+CHAT_AND_WEB_TOOLS = [
+    {"name": "slack_get_channel_history", "description": "Get recent messages from a channel."},
+    {"name": "slack_post_message", "description": "Post a new message to a Slack channel."},
+    {"name": "web_search", "description": "Search the web for recent pages and news on a topic."},
+    {"name": "ask", "description": "Ask a question and get an answer with sources from the web."},
+]
+
+
+@pytest.mark.parametrize("engine", ["bm25", "hybrid"])
+def test_a_request_about_a_hash_name_finds_the_chat_tools(engine: str) -> None:
+    index = ToolIndex(CHAT_AND_WEB_TOOLS, engine)  # type: ignore[arg-type]
+    hits = index.search("what have people been saying in #support today", 1, threshold=0)
+    assert [hit.tool.name for hit in hits] == ["slack_get_channel_history"]
 
 
 @pytest.mark.parametrize("engine", ["bm25", "hybrid"])

@@ -27,7 +27,7 @@ from toolscout.search.choices import (
     RankingEngine,
 )
 from toolscout.search.file_names import with_file_words
-from toolscout.search.messaging import with_send_words, without_addresses
+from toolscout.search.messaging import with_channel_words, with_send_words, without_addresses
 from toolscout.search.needs import is_step_list, split_needs
 
 # Each engine is imported when an index runs it: BM25 alone needs no model code.
@@ -214,10 +214,11 @@ class ToolIndex:
     def _ranked_text(self, text: str) -> str:
         """What the engine ranks for a request or need: "email" for each e-mail address
         (`without_addresses`), "file" after each file name (`with_file_words`), "send" before
-        each message named as a verb (`with_send_words`); a regex pattern as it is."""
+        each message named as a verb (`with_send_words`), "channel" after each "#name"
+        (`with_channel_words`); a regex pattern as it is."""
         if self.engine_name == "regex":
             return text
-        return with_send_words(with_file_words(without_addresses(text)))
+        return with_channel_words(with_send_words(with_file_words(without_addresses(text))))
 
     def _ranking(
         self,

@@ -7,6 +7,8 @@
 - An e-mail address names a person or a team, not a tool: "email the numbers to
   finance@example.com" is no request for finance data. `without_addresses` says "email"
   instead of each address.
+- A "#name" is where chat messages go ("post it in #ops", "what is new in #support"), and
+  chat tools say "channel", a word such requests leave out. `with_channel_words` adds it.
 
 Every engine but regex ranks the request as these leave it.
 """
@@ -43,6 +45,13 @@ _VERB_STEMS = tuple(
         verb for verb in SENDING_VERBS if not any(o != verb and o in verb for o in SENDING_VERBS)
     )
 )
+# A request that names its "#name"s already: as channels, or as tags (a social network's
+# hashtags, a note's tags).
+_CHANNEL_OR_TAG_WORD = re.compile(r"\b(?:channels?|(?:hash)?tag(?:s|ged)?)\b", re.IGNORECASE)
+# "#" and a name as chat services spell channels (ASCII letters first, then letters, digits, "-"
+# and "_"), after no word character, "&" or "#".
+_CHANNEL_NAME = re.compile(r"(?<![\w&#])#[A-Za-z][A-Za-z0-9_-]*")
+_HEX_COLOUR = re.compile(r"#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})", re.IGNORECASE)
 _PREVIOUS_WORD = re.compile(r"(\w+)\W*$")
 _LOOK_BACK = 24
 # An e-mail address, starting where a run of its characters starts (so a long run without
@@ -87,3 +96,19 @@ def with_send_words(request: str) -> str:
         return request
     pieces.append(request[done:])
     return "".join(pieces)
+
+
+def with_channel_words(request: str) -> str:
+    """`request` with "channel" after each "#name" in it ("post it in #ops" → "post it in #ops
+    channel"); the request itself when it has none, says "channel" already, or calls its
+    "#name"s tags ("my notes tagged #recipes", "tweets with the hashtag #ai"). A "#" after a
+    word or "&" (`C#`, a URL's `page#part`, `&#39;`), before a number (an issue, `#42`) or in
+    a colour (`#ff0000`) names no channel."""
+    if "#" not in request or _CHANNEL_OR_TAG_WORD.search(request):
+        return request
+    return _CHANNEL_NAME.sub(_with_channel_word, request)
+
+
+def _with_channel_word(match: re.Match[str]) -> str:
+    name = match.group()
+    return name if _HEX_COLOUR.fullmatch(name) else f"{name} channel"
