@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolscout.catalog import Catalog, Tool
@@ -126,8 +126,12 @@ def _check_results(catalog: Catalog, results: Any, k: int) -> None:
     assert len(results) <= k
     ids = [hit.tool.id for hit in results]
     assert len(ids) == len(set(ids))
-    scores = [hit.score for hit in results]
-    assert scores == sorted(scores, reverse=True)
+    # Raw scores order the hits of one ranking: the whole request's, or one need's.
+    for need in {hit.need for hit in results}:
+        scores = [hit.score for hit in results if hit.need == need]
+        assert scores == sorted(scores, reverse=True)
+    normalized = [hit.normalized_score for hit in results]
+    assert normalized == sorted(normalized, reverse=True)
     assert [hit.rank for hit in results] == list(range(1, len(results) + 1))
     for hit in results:
         assert hit.tool is catalog[hit.tool.id]
@@ -145,6 +149,14 @@ class TestSearchNeverBreaks:
         queries=st.lists(_query, min_size=1, max_size=4),
         k=st.integers(1, MAX_K),
         threshold=st.floats(0, 1),
+    )
+    # Two needs whose hits take turns: the second hit's raw score, of the other need's ranking,
+    # is above the first's.
+    @example(
+        tools=[Tool(name=name) for name in ("A", "C", "get", "A0", "getGet")],
+        queries=["GET/C! Get/Get"],
+        k=2,
+        threshold=0.0,
     )
     def test_hits_are_catalog_tools_unique_sorted_and_bounded(
         self, engine: str, tools: list[Tool], queries: list[str], k: int, threshold: float

@@ -53,9 +53,11 @@ class SearchHit:
     tool: Tool
     """The tool as it is in the catalog now (never a stale copy)."""
     score: float
-    """The engine's raw score, which orders the hits: comparable within one query, not across
-    queries or engines. For BM25, the field-weighted BM25 sum times the number of the query's
-    words the tool matches."""
+    """The engine's raw score, which orders the hits of one ranking: comparable within one
+    query, not across queries or engines. A request of several needs ranks the whole request
+    and each need (see `need`), and its hits take turns among those rankings, so its raw scores
+    may rise down the results where one need's hit follows another's. For BM25, the
+    field-weighted BM25 sum times the number of the query's words the tool matches."""
     normalized_score: float
     """0–1, comparable across queries and catalogs: how strong the match is. It never rises
     down the ranking. A search answers only when its best hit reaches the threshold, and then
