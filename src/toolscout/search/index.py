@@ -26,6 +26,7 @@ from toolscout.search.choices import (
     EngineName,
     RankingEngine,
 )
+from toolscout.search.coordinates import with_coordinate_words
 from toolscout.search.file_names import with_file_words
 from toolscout.search.messaging import with_channel_words, with_send_words, without_addresses
 from toolscout.search.needs import is_step_list, split_needs
@@ -66,6 +67,18 @@ def choose_engine(engine: EngineName) -> EngineChoice:
 
 #: Queries longer than this are cut before analysis; a tool request is a sentence or two.
 MAX_QUERY_CHARS = 4_000
+
+#: What every engine but regex ranks a request as, in order: "email" for each e-mail address,
+#: "file" after each file name, "send" before each message named as a verb, "channel" after
+#: each "#name", "coordinates" after each latitude and longitude. Each returns its text itself
+#: when it has nothing to do, as most requests leave them.
+REQUEST_REWRITES: tuple[Callable[[str], str], ...] = (
+    without_addresses,
+    with_file_words,
+    with_send_words,
+    with_channel_words,
+    with_coordinate_words,
+)
 
 # A tool a ranking found, before its hit is made: the tool, its score and normalized score,
 # its rank in that ranking, and what explains the match. A plain tuple: a search makes a hit
@@ -212,13 +225,13 @@ class ToolIndex:
         return SearchResults(hits, query=query, notice=notice if not hits else None)
 
     def _ranked_text(self, text: str) -> str:
-        """What the engine ranks for a request or need: "email" for each e-mail address
-        (`without_addresses`), "file" after each file name (`with_file_words`), "send" before
-        each message named as a verb (`with_send_words`), "channel" after each "#name"
-        (`with_channel_words`); a regex pattern as it is."""
+        """What the engine ranks for a request or need: the text as `REQUEST_REWRITES` leave
+        it; a regex pattern as it is."""
         if self.engine_name == "regex":
             return text
-        return with_channel_words(with_send_words(with_file_words(without_addresses(text))))
+        for rewrite in REQUEST_REWRITES:
+            text = rewrite(text)
+        return text
 
     def _ranking(
         self,
