@@ -43,6 +43,7 @@ MAP_TOOLS = [
     [
         ("what street is at 48.8584, 2.2945", "what street is at 48.8584, 2.2945 {}"),
         ("which town is at 40.7, -74.0?", "which town is at 40.7, -74.0 {}?"),
+        ("I am at 40.7,-74.0. Where is that?", "I am at 40.7,-74.0 {}. Where is that?"),
         (
             "from (48.8584° N, 2.2945° E) to (41.8902 N, 12.4922 E)",
             "from (48.8584° N, 2.2945° E {}) to (41.8902 N, 12.4922 E {})",
@@ -64,6 +65,7 @@ def test_a_latitude_and_longitude_are_coordinates(request_text: str, expected: s
         "latitude 40.7, longitude -74.0",
         "prices $12.50, $13.75",
         "v1.2, 3.4",
+        "upgrade from 1.2, 3.4.5 is out",
         "3, 4",  # whole numbers
     ],
 )

@@ -15,12 +15,16 @@ import re
 COORDINATE_WORDS = "coordinates latitude longitude"
 
 # Two decimal numbers, a comma between them, each with an optional degree sign and hemisphere
-# letter ("48.8584° N, 2.2945° E"), no comma before or after ("0.7, 0.8, and 0.9" is a list)
-# and no currency sign before. Possessive repeats keep a hostile request linear.
+# letter ("48.8584° N, 2.2945° E"), no comma before or after ("0.7, 0.8, and 0.9" is a list),
+# no currency sign before and no more of a version after ("1.2, 3.4.5"); a sentence may end
+# after it. Possessive repeats keep a hostile request linear.
 _PAIR = re.compile(
     r"(?<![\w.,$€£¥-])(?<!,\s)(-?\d{1,3}\.\d++)°?+\s*+(?:[NS](?!\w)\s*+)?,\s*+"
-    r"(-?\d{1,3}\.\d++)°?+(?:\s*+[EW](?!\w))?(?![\w.]|\s*+,)"
+    r"(-?\d{1,3}\.\d++)°?+(?:\s*+[EW](?!\w))?(?!\w|\.\d|\s*+,)"
 )
+# What every pair has, found fast (the pattern starts with a character to search for): most
+# requests have none, and are left after one quick scan.
+_COMMA_THEN_DECIMAL = re.compile(r",\s*+-?\d{1,3}\.\d")
 _SAID = re.compile(r"\b(?:coordinates?|latitudes?|longitudes?)\b", re.IGNORECASE)
 
 
@@ -29,7 +33,7 @@ def with_coordinate_words(request: str) -> str:
     a longitude, in either order ("at 40.7, -74.0" → "at 40.7, -74.0 coordinates latitude
     longitude"); the request itself when it has none or says "coordinates", "latitude" or
     "longitude"."""
-    if "," not in request or "." not in request or _SAID.search(request):
+    if not _COMMA_THEN_DECIMAL.search(request) or _SAID.search(request):
         return request
     return _PAIR.sub(_with_coordinate_word, request)
 
