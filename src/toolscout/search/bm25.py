@@ -47,6 +47,7 @@ from toolscout.search.base import (
     SearchEngine,
 )
 from toolscout.search.fields import tool_fields
+from toolscout.search.questions import CHANGING_VERBS, READING_VERBS, opens_with_question
 from toolscout.search.synonyms import SYNONYM_GROUPS, synonym_table
 
 DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
@@ -77,6 +78,7 @@ _SUPPORTING_FIELDS: frozenset[Field] = frozenset(
     {"parameter_names", "parameter_descriptions", "enum_values", "tags"}
 )
 _SUPPORTING = np.array([name in _SUPPORTING_FIELDS for name in FIELDS])
+_NAME_FIELD = FIELDS.index("name")
 
 # Prose fields, where adjacent words form phrases; names count too (`get_current_weather`).
 _PAIRED_FIELDS: frozenset[Field] = frozenset({"name", "description", "parameter_descriptions"})
@@ -116,6 +118,11 @@ class BM25Options:
     add for one query term, together, as a multiple of one mention in a description of
     average length: they tell tools apart, but a tool cannot outrank one whose name and
     description say the query by listing its words in fifty parameters or tags."""
+    question_change_weight: float = 0.5
+    """A question that says no verb of change ("what numbers are in the sheet") asks to read:
+    the tools whose name says they change something (`write_range`, `slack_post_message`)
+    score this fraction of their score for it (see `toolscout.search.questions`). English
+    only; 1 turns it off."""
     pair_weight: float = 0.75
     """A word-pair match counts this fraction of a single-word match (on top of the words
     themselves, which match too)."""
@@ -154,6 +161,7 @@ class BM25Options:
             "unconfirmed_synonym_weight",
             "prefix_weight",
             "pair_weight",
+            "question_change_weight",
         ):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchConfigError(f"{name} must be between 0 and 1")
@@ -269,6 +277,10 @@ class _IndexState:
     sorted_columns: npt.NDArray[np.int64]
     sorted_lengths: npt.NDArray[np.int64]  # length of each of `sorted_terms`
     score_scale: float  # the raw score that normalises to 0.5
+    # The tools whose name says they change something (`toolscout.search.questions`): their
+    # rows, and each tool's flag.
+    changing_rows: npt.NDArray[np.intp]
+    changing: npt.NDArray[np.bool_]
     cache: _MatchCache = field(default_factory=_MatchCache)
 
 
@@ -283,6 +295,13 @@ class BM25Engine(SearchEngine):
             synonym_table(self.analyzer, SYNONYM_GROUPS) if self.options.synonyms else {}
         )
         self._synonym_targets = sorted({t for others in self._synonyms.values() for t in others})
+        english = self.options.language == "english"
+        self._reading_terms = frozenset(
+            self.analyzer.terms(" ".join(READING_VERBS)) if english else ()
+        )
+        self._changing_terms = frozenset(
+            self.analyzer.terms(" ".join(CHANGING_VERBS)) if english else ()
+        )
         self._field_weights = np.array(
             [self.options.field_weights.get(name, 0.0) for name in FIELDS], dtype=np.float64
         )
@@ -412,7 +431,7 @@ class BM25Engine(SearchEngine):
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
-        groups, words_in_catalog, query_words = self._query_groups(query, state)
+        groups, words_in_catalog, query_words, says_change = self._query_groups(query, state)
         if not groups or n_tools == 0:
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
@@ -450,6 +469,17 @@ class BM25Engine(SearchEngine):
             if self.options.coordination:
                 # Times the number of the query's words the tool matches.
                 scores *= matched_words
+        # A question that asks for no change asks to read: the tools that change things weigh
+        # less (a cheap check of the first word before any array is touched).
+        change_weight = self.options.question_change_weight
+        asks_to_read = (
+            change_weight != 1
+            and len(state.changing_rows) > 0
+            and not says_change
+            and opens_with_question(query)
+        )
+        if asks_to_read:
+            scores[state.changing_rows] *= change_weight
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
         candidates, candidate_scores, exhaustive = _best_candidates(scores, min_score, limit)
@@ -467,6 +497,8 @@ class BM25Engine(SearchEngine):
             if unconfirmed.any():
                 cut = np.concatenate([m.synonym_scores for m in by_synonym])[unconfirmed]
                 cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
+                if asks_to_read:  # as the scores it is cut from
+                    cut[state.changing[synonym_rows[unconfirmed]]] *= change_weight
                 np.subtract.at(scores, synonym_rows[unconfirmed], cut)
                 candidates, candidate_scores, exhaustive = _best_candidates(
                     scores, min_score, limit
@@ -568,6 +600,7 @@ class BM25Engine(SearchEngine):
         idf[document_frequency == 0] = 0.0
         # A new array: the synonym postings are read from `main_matrix`, before idf.
         matrix = dataclasses.replace(matrix, data=matrix.data * np.repeat(idf, document_frequency))
+        changing = self._changing_tools(term_ids, tool_of_term, field_of_term, n_tools)
         present_columns = np.flatnonzero(document_frequency)
         # Prefix matching completes single words: word pairs are left out of the look-up.
         words = [column for column in present_columns.tolist() if " " not in terms[column]]
@@ -582,7 +615,30 @@ class BM25Engine(SearchEngine):
             sorted_columns=np.array(order, dtype=np.int64),
             sorted_lengths=np.array([len(terms[c]) for c in order], dtype=np.int64),
             score_scale=self._score_scale(n_tools),
+            changing_rows=np.flatnonzero(changing),
+            changing=changing,
         )
+
+    def _changing_tools(
+        self,
+        term_ids: npt.NDArray[np.int32],
+        tool_of_term: npt.NDArray[np.intp],
+        field_of_term: npt.NDArray[np.intp],
+        n_tools: int,
+    ) -> npt.NDArray[np.bool_]:
+        """Whether each tool's name says it changes something: whether the first of its
+        name's words that is a reading or a changing verb is a changing one."""
+        verb_kind = np.zeros(len(self._vocabulary), dtype=np.int8)
+        for kind, verbs in ((1, self._reading_terms), (2, self._changing_terms)):
+            verb_kind[[self._vocabulary[v] for v in verbs if v in self._vocabulary]] = kind
+        in_name = field_of_term == _NAME_FIELD
+        kinds = verb_kind[term_ids[in_name]]
+        said = kinds > 0
+        # The name's terms are in order, so a tool's first verb is its first entry here.
+        tools, first = np.unique(tool_of_term[in_name][said], return_index=True)
+        changing = np.zeros(n_tools, dtype=bool)
+        changing[tools[kinds[said][first] == 2]] = True
+        return changing
 
     def _synonym_postings(
         self, main_matrix: _Columns, idf: npt.NDArray[np.float64]
@@ -612,9 +668,10 @@ class BM25Engine(SearchEngine):
 
     def _query_groups(
         self, query: str, state: _IndexState
-    ) -> tuple[list[tuple[QueryTerm, _TermMatches]], int, int]:
+    ) -> tuple[list[tuple[QueryTerm, _TermMatches]], int, int, bool]:
         """Each query term the catalog matches with its matches, words first, then word pairs;
-        how many of them are words; and how many distinct words the query has, matched or not."""
+        how many of them are words; how many distinct words the query has, matched or not;
+        and whether one of them is a verb of change (`CHANGING_VERBS`)."""
         groups: list[tuple[QueryTerm, _TermMatches]] = []
         cached = state.cache.matches
         min_prefix_length = self.options.min_prefix_length
@@ -652,7 +709,7 @@ class BM25Engine(SearchEngine):
                 matches = cached.get(key) or self._match(key, state)
                 if matches.alternatives:
                     groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
-        return groups, words_in_catalog, query_words
+        return groups, words_in_catalog, query_words, not self._changing_terms.isdisjoint(all_terms)
 
     def _match(self, key: _MatchKey, state: _IndexState) -> _TermMatches:
         """What a query term matches in the index, remembered for the next query."""
@@ -897,6 +954,8 @@ def _empty_state() -> _IndexState:
         sorted_lengths=np.zeros(0, dtype=np.int64),
         score_scale=1.0,
         synonym_postings={},
+        changing_rows=np.zeros(0, dtype=np.intp),
+        changing=np.zeros(0, dtype=bool),
     )
 
 

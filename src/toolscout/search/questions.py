@@ -1,0 +1,48 @@
+"""Questions ask to read: "what numbers are in the Summary sheet" wants `read_range`, not
+`write_range`, which says "range" and "sheet" as well.
+
+A request that opens with a question word and says no verb of change asks for something to
+be read, found or worked out. A tool's name says what it does with its first verb:
+`get_post_comments` reads, `slack_post_message` changes something. BM25 scores the tools that
+change something at `BM25Options.question_change_weight` of their score for such a question.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words that open a question. Not "can", "could", "would" nor "will", which open requests
+#: ("could you book a table"), nor "do" and "have", which open orders ("do a web search").
+QUESTION_WORDS: frozenset[str] = frozenset(
+    "what which who whom whose where when why how is are was were does did".split()  # noqa: SIM905
+)
+
+#: Verbs by which a tool's name says it reads, finds or works something out.
+READING_VERBS: frozenset[str] = frozenset(
+    """get fetch retrieve obtain read view show display list find search lookup locate look
+    check verify validate calculate compute describe count query browse""".split()  # noqa: SIM905
+)
+
+#: Verbs by which a request asks for a change, or a tool's name says it makes one.
+CHANGING_VERBS: frozenset[str] = frozenset(
+    """create add insert make generate register delete remove erase destroy drop discard
+    update edit modify change alter set patch put send post notify dispatch publish deliver
+    save write store upload attach move rename append replace clear cancel book reserve
+    schedule buy purchase order invite share assign subscribe run execute launch start trigger
+    stop halt terminate kill abort play submit commit merge push close archive reply
+    forward""".split()  # noqa: SIM905
+)
+
+_FIRST_WORD = re.compile(r"[\W\d_]*+([^\W\d_]+)")
+
+
+def opens_with_question(request: str) -> bool:
+    """Whether `request`'s first word is one of `QUESTION_WORDS` ("What's the weather").
+
+    >>> opens_with_question("what numbers are in the Summary sheet?")
+    True
+    >>> opens_with_question("could you add a row")
+    False
+    """
+    first = _FIRST_WORD.match(request)
+    return first is not None and first.group(1).casefold() in QUESTION_WORDS
