@@ -277,10 +277,9 @@ class _IndexState:
     sorted_columns: npt.NDArray[np.int64]
     sorted_lengths: npt.NDArray[np.int64]  # length of each of `sorted_terms`
     score_scale: float  # the raw score that normalises to 0.5
-    # The tools whose name says they change something (`toolscout.search.questions`): their
-    # rows, and each tool's flag.
+    # The rows of the tools whose name says they change something, ascending
+    # (`toolscout.search.questions`).
     changing_rows: npt.NDArray[np.intp]
-    changing: npt.NDArray[np.bool_]
     cache: _MatchCache = field(default_factory=_MatchCache)
 
 
@@ -495,11 +494,12 @@ class BM25Engine(SearchEngine):
             synonym_rows = np.concatenate([m.synonym_rows for m in by_synonym])
             unconfirmed = matched_words[synonym_rows] < 2
             if unconfirmed.any():
+                cut_rows = synonym_rows[unconfirmed]
                 cut = np.concatenate([m.synonym_scores for m in by_synonym])[unconfirmed]
                 cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
                 if asks_to_read:  # as the scores it is cut from
-                    cut[state.changing[synonym_rows[unconfirmed]]] *= change_weight
-                np.subtract.at(scores, synonym_rows[unconfirmed], cut)
+                    cut[np.isin(cut_rows, state.changing_rows)] *= change_weight
+                np.subtract.at(scores, cut_rows, cut)
                 candidates, candidate_scores, exhaustive = _best_candidates(
                     scores, min_score, limit
                 )
@@ -600,7 +600,6 @@ class BM25Engine(SearchEngine):
         idf[document_frequency == 0] = 0.0
         # A new array: the synonym postings are read from `main_matrix`, before idf.
         matrix = dataclasses.replace(matrix, data=matrix.data * np.repeat(idf, document_frequency))
-        changing = self._changing_tools(term_ids, tool_of_term, field_of_term, n_tools)
         present_columns = np.flatnonzero(document_frequency)
         # Prefix matching completes single words: word pairs are left out of the look-up.
         words = [column for column in present_columns.tolist() if " " not in terms[column]]
@@ -615,19 +614,17 @@ class BM25Engine(SearchEngine):
             sorted_columns=np.array(order, dtype=np.int64),
             sorted_lengths=np.array([len(terms[c]) for c in order], dtype=np.int64),
             score_scale=self._score_scale(n_tools),
-            changing_rows=np.flatnonzero(changing),
-            changing=changing,
+            changing_rows=self._changing_rows(term_ids, tool_of_term, field_of_term),
         )
 
-    def _changing_tools(
+    def _changing_rows(
         self,
         term_ids: npt.NDArray[np.int32],
         tool_of_term: npt.NDArray[np.intp],
         field_of_term: npt.NDArray[np.intp],
-        n_tools: int,
-    ) -> npt.NDArray[np.bool_]:
-        """Whether each tool's name says it changes something: whether the first of its
-        name's words that is a reading or a changing verb is a changing one."""
+    ) -> npt.NDArray[np.intp]:
+        """The rows, ascending, of the tools whose name says they change something: the
+        first of its words that is a reading or a changing verb is a changing one."""
         verb_kind = np.zeros(len(self._vocabulary), dtype=np.int8)
         for kind, verbs in ((1, self._reading_terms), (2, self._changing_terms)):
             verb_kind[[self._vocabulary[v] for v in verbs if v in self._vocabulary]] = kind
@@ -636,8 +633,7 @@ class BM25Engine(SearchEngine):
         said = kinds > 0
         # The name's terms are in order, so a tool's first verb is its first entry here.
         tools, first = np.unique(tool_of_term[in_name][said], return_index=True)
-        changing = np.zeros(n_tools, dtype=bool)
-        changing[tools[kinds[said][first] == 2]] = True
+        changing: npt.NDArray[np.intp] = tools[kinds[said][first] == 2]
         return changing
 
     def _synonym_postings(
@@ -955,7 +951,6 @@ def _empty_state() -> _IndexState:
         score_scale=1.0,
         synonym_postings={},
         changing_rows=np.zeros(0, dtype=np.intp),
-        changing=np.zeros(0, dtype=bool),
     )
 
 
