@@ -3,11 +3,14 @@ question that names no change."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from toolscout.catalog import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search import BM25Options, ToolIndex
+from toolscout.search import BM25Options, CallableEmbedder, SemanticOptions, ToolIndex
 from toolscout.search.questions import opens_with_question
 
 SPREADSHEET_AND_CHAT = [
@@ -46,6 +49,37 @@ def test_a_question_finds_the_tool_that_reads() -> None:
     assert _first("what values are in the range of the sheet", question_change_weight=1) == (
         "write_range"
     )
+
+
+def _writing_minded_vectors(texts: list[str]) -> np.ndarray:
+    """Vectors of a model that finds every query a little closer to writing than to reading
+    (cosine 0.7 against 0.6)."""
+
+    def vector(text: str) -> tuple[float, float]:
+        if text.startswith("query: "):
+            return (1.0, 0.0)
+        return (0.7, 0.51**0.5) if "Write" in text else (0.6, 0.8)
+
+    return np.array([vector(text) for text in texts], dtype=np.float32)
+
+
+def test_hybrid_weighs_the_tools_that_change_things_as_bm25_does(tmp_path: Path) -> None:
+    semantic = SemanticOptions(
+        CallableEmbedder(_writing_minded_vectors, model_id="writing-minded"),
+        cache_path=tmp_path / "vectors.sqlite3",
+        query_prefix="query: ",
+        progress=False,
+    )
+
+    def first(query: str, weight: float) -> str:
+        bm25 = BM25Options(question_change_weight=weight)
+        index = ToolIndex(SPREADSHEET_AND_CHAT, "hybrid", semantic=semantic, bm25=bm25)
+        return index.search(query, k=1, threshold=0)[0].tool.name
+
+    question = "what values are in the range of the sheet"
+    assert first(question, 0.5) == "read_range"
+    assert first(question, 1) == "write_range"  # the model's choice, left alone
+    assert first("values in the range of the sheet", 0.5) == "write_range"  # an order
 
 
 def test_a_question_that_asks_for_a_change_keeps_the_tools_that_change() -> None:

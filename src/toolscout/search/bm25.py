@@ -121,8 +121,8 @@ class BM25Options:
     question_change_weight: float = 0.5
     """A question that says no verb of change ("what numbers are in the sheet") asks to read:
     the tools whose name says they change something (`write_range`, `slack_post_message`)
-    score this fraction of their score for it (see `toolscout.search.questions`). English
-    only; 1 turns it off."""
+    score this fraction of their score for it (see `toolscout.search.questions`), with BM25
+    and with hybrid search. English only; 1 turns it off."""
     pair_weight: float = 0.75
     """A word-pair match counts this fraction of a single-word match (on top of the words
     themselves, which match too)."""
@@ -209,6 +209,7 @@ class _TermMatches(NamedTuple):
 
 _NO_ROWS = np.zeros(0, dtype=np.int32)
 _NO_SCORES = np.zeros(0)
+_NO_POSITIONS: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
 _NO_MATCHES = _TermMatches((), _NO_ROWS, _NO_SCORES, _NO_ROWS, _NO_SCORES)
 
 
@@ -472,10 +473,7 @@ class BM25Engine(SearchEngine):
         # less (a cheap check of the first word before any array is touched).
         change_weight = self.options.question_change_weight
         asks_to_read = (
-            change_weight != 1
-            and len(state.changing_rows) > 0
-            and not says_change
-            and opens_with_question(query)
+            self._may_weigh_changes(state) and not says_change and opens_with_question(query)
         )
         if asks_to_read:
             scores[state.changing_rows] *= change_weight
@@ -514,6 +512,19 @@ class BM25Engine(SearchEngine):
             exhaustive=exhaustive,
             explain=lambda position: _explain(groups, state, position),
         )
+
+    def rows_a_question_weighs(self, query: str) -> npt.NDArray[np.intp]:
+        """The positions of the tools that `query` weighs at `question_change_weight`: those
+        whose name says they change something, if `query` is a question that asks for no
+        change; none otherwise. For engines that rank with other scores too (hybrid)."""
+        state = self._state
+        if not self._may_weigh_changes(state) or not opens_with_question(query):
+            return _NO_POSITIONS
+        terms = {term for _, term in self.analyzer.query_terms(query)}
+        return _NO_POSITIONS if not self._changing_terms.isdisjoint(terms) else state.changing_rows
+
+    def _may_weigh_changes(self, state: _IndexState) -> bool:
+        return self.options.question_change_weight != 1 and len(state.changing_rows) > 0
 
     def _analyse(self, tool: Tool) -> CachedAnalysis:
         all_terms: list[str] = []

@@ -111,6 +111,9 @@ class HybridEngine(SearchEngine):
     `HybridOptions.readability`) — the tool scores at least its lexical score: the model
     may raise it, never bury it.
 
+    A question that asks for no change weighs the tools that make one as BM25 does
+    (`BM25Options.question_change_weight`).
+
     The score is also the `normalized_score`, so it never rises down the ranking and a
     threshold means the same whatever the query. `matched_terms` are BM25's: the query words
     found in the tool, if any.
@@ -189,6 +192,9 @@ class HybridEngine(SearchEngine):
         trust = self._readable.copy()
         trust[self._named_tools(query)] = 0.0
         fused = trust * blend + (1 - trust) * np.maximum(blend, lexical_score)
+        # As in BM25, a question that asks for no change weighs the tools that make one less:
+        # the model reads "what numbers are in the sheet" close to `write_range` as well.
+        fused[self.bm25.rows_a_question_weighs(query)] *= self.bm25.options.question_change_weight
 
         candidates = np.flatnonzero(fused >= min_score) if min_score is not None else None
         if candidates is None:

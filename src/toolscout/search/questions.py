@@ -3,8 +3,9 @@
 
 A request that opens with a question word and says no verb of change asks for something to
 be read, found or worked out. A tool's name says what it does with its first verb:
-`get_post_comments` reads, `slack_post_message` changes something. BM25 scores the tools that
-change something at `BM25Options.question_change_weight` of their score for such a question.
+`get_post_comments` reads, `slack_post_message` changes something. BM25, and hybrid search on
+its fused score, score the tools that change something at
+`BM25Options.question_change_weight` of their score for such a question.
 """
 
 from __future__ import annotations
