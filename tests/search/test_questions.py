@@ -11,7 +11,7 @@ import pytest
 from toolscout.catalog import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search import BM25Options, CallableEmbedder, SemanticOptions, ToolIndex
-from toolscout.search.questions import opens_with_question
+from toolscout.search.questions import asks_to_read, opens_with_question
 
 SPREADSHEET_AND_CHAT = [
     Tool(name="write_range", description="Write values to a range of cells in a sheet."),
@@ -41,6 +41,40 @@ def test_a_question_word_opens_a_question(request_text: str) -> None:
 )
 def test_requests_and_orders_are_not_questions(request_text: str) -> None:
     assert not opens_with_question(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "what values are in the sheet",
+        "who changed what over the last ten commits",  # a change in the past, a noun
+        "which Jira tickets are assigned to me",
+        "what is running on port 8080",
+        "did I send the invoice to ACME",  # what happened
+        "were the old files deleted",
+    ],
+)
+def test_a_question_about_what_is_or_was_asks_to_read(request_text: str) -> None:
+    assert asks_to_read(request_text)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "how do I delete a branch",
+        "what's the fastest way to send money",
+        "could you tell me what changed",  # a request, not a question
+        "delete the branch",
+    ],
+)
+def test_a_question_that_asks_for_a_change_or_a_request_does_not(request_text: str) -> None:
+    assert not asks_to_read(request_text)
+
+
+def test_a_question_about_a_past_change_finds_the_tool_that_reads() -> None:
+    question = "who changed the values in the range of the sheet"
+    assert _first(question) == "read_range"
+    assert _first(question, question_change_weight=1) == "write_range"
 
 
 def test_a_question_finds_the_tool_that_reads() -> None:

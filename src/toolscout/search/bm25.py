@@ -47,7 +47,11 @@ from toolscout.search.base import (
     SearchEngine,
 )
 from toolscout.search.fields import tool_fields
-from toolscout.search.questions import CHANGING_VERBS, READING_VERBS, opens_with_question
+from toolscout.search.questions import (
+    CHANGING_VERBS,
+    READING_VERBS,
+    asks_to_read,
+)
 from toolscout.search.synonyms import SYNONYM_GROUPS, synonym_table
 
 DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
@@ -431,7 +435,7 @@ class BM25Engine(SearchEngine):
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         state = self._state
         n_tools = len(state.tools)
-        groups, words_in_catalog, query_words, says_change = self._query_groups(query, state)
+        groups, words_in_catalog, query_words = self._query_groups(query, state)
         if not groups or n_tools == 0:
             notice = _no_terms_notice(query, n_tools, query_words)
             return RankedCandidates((), (), (), notice=notice)
@@ -472,10 +476,8 @@ class BM25Engine(SearchEngine):
         # A question that asks for no change asks to read: the tools that change things weigh
         # less (a cheap check of the first word before any array is touched).
         change_weight = self.options.question_change_weight
-        asks_to_read = (
-            self._may_weigh_changes(state) and not says_change and opens_with_question(query)
-        )
-        if asks_to_read:
+        reading_question = self._asks_to_read(query, state)
+        if reading_question:
             scores[state.changing_rows] *= change_weight
         # Short queries can only gather a little evidence, so they are held to less of it.
         scale = state.score_scale * min(1.0, query_words / _FULL_LENGTH_QUERY) ** 0.5
@@ -495,7 +497,7 @@ class BM25Engine(SearchEngine):
                 cut_rows = synonym_rows[unconfirmed]
                 cut = np.concatenate([m.synonym_scores for m in by_synonym])[unconfirmed]
                 cut *= 1 - self.options.unconfirmed_synonym_weight  # times one word matched
-                if asks_to_read:  # as the scores it is cut from
+                if reading_question:  # as the scores it is cut from
                     cut[np.isin(cut_rows, state.changing_rows)] *= change_weight
                 np.subtract.at(scores, cut_rows, cut)
                 candidates, candidate_scores, exhaustive = _best_candidates(
@@ -518,13 +520,15 @@ class BM25Engine(SearchEngine):
         whose name says they change something, if `query` is a question that asks for no
         change; none otherwise. For engines that rank with other scores too (hybrid)."""
         state = self._state
-        if not self._may_weigh_changes(state) or not opens_with_question(query):
-            return _NO_POSITIONS
-        terms = {term for _, term in self.analyzer.query_terms(query)}
-        return _NO_POSITIONS if not self._changing_terms.isdisjoint(terms) else state.changing_rows
+        return state.changing_rows if self._asks_to_read(query, state) else _NO_POSITIONS
 
-    def _may_weigh_changes(self, state: _IndexState) -> bool:
-        return self.options.question_change_weight != 1 and len(state.changing_rows) > 0
+    def _asks_to_read(self, query: str, state: _IndexState) -> bool:
+        """Whether `question_change_weight` applies to `query` (`questions.asks_to_read`)."""
+        return (
+            self.options.question_change_weight != 1
+            and len(state.changing_rows) > 0
+            and asks_to_read(query)
+        )
 
     def _analyse(self, tool: Tool) -> CachedAnalysis:
         all_terms: list[str] = []
@@ -675,10 +679,10 @@ class BM25Engine(SearchEngine):
 
     def _query_groups(
         self, query: str, state: _IndexState
-    ) -> tuple[list[tuple[QueryTerm, _TermMatches]], int, int, bool]:
+    ) -> tuple[list[tuple[QueryTerm, _TermMatches]], int, int]:
         """Each query term the catalog matches with its matches, words first, then word pairs;
-        how many of them are words; how many distinct words the query has, matched or not;
-        and whether one of them is a verb of change (`CHANGING_VERBS`)."""
+        how many of them are words; and how many distinct words the query has, matched or
+        not."""
         groups: list[tuple[QueryTerm, _TermMatches]] = []
         cached = state.cache.matches
         min_prefix_length = self.options.min_prefix_length
@@ -716,7 +720,7 @@ class BM25Engine(SearchEngine):
                 matches = cached.get(key) or self._match(key, state)
                 if matches.alternatives:
                     groups.append((QueryTerm(f"{first.word} {second.word}", term), matches))
-        return groups, words_in_catalog, query_words, not self._changing_terms.isdisjoint(all_terms)
+        return groups, words_in_catalog, query_words
 
     def _match(self, key: _MatchKey, state: _IndexState) -> _TermMatches:
         """What a query term matches in the index, remembered for the next query."""

@@ -34,7 +34,11 @@ CHANGING_VERBS: frozenset[str] = frozenset(
     forward""".split()  # noqa: SIM905
 )
 
+#: Question words that ask what happened: "did I send the invoice" asks to read the sent mail.
+PAST_QUESTION_WORDS: frozenset[str] = frozenset({"did", "was", "were"})
+
 _FIRST_WORD = re.compile(r"[\W\d_]*+([^\W\d_]+)")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def opens_with_question(request: str) -> bool:
@@ -45,5 +49,30 @@ def opens_with_question(request: str) -> bool:
     >>> opens_with_question("could you add a row")
     False
     """
+    return _opening(request) in QUESTION_WORDS
+
+
+def asks_to_read(request: str) -> bool:
+    """Whether `request` is a question that asks for no change: it opens with a question
+    word, and asks what happened ("did I send the invoice") or says none of
+    `CHANGING_VERBS` as such. A changing verb in another form is a question about changes
+    ("who changed what", "which tickets are assigned to me", "what is running") or a noun
+    ("the last ten commits"), not a request for one.
+
+    >>> asks_to_read("who changed what over the last ten commits")
+    True
+    >>> asks_to_read("how do I delete a branch")
+    False
+    """
+    opening = _opening(request)
+    if opening not in QUESTION_WORDS:
+        return False
+    return opening in PAST_QUESTION_WORDS or CHANGING_VERBS.isdisjoint(
+        _WORD.findall(request.casefold())
+    )
+
+
+def _opening(request: str) -> str:
+    """The first word of `request`, casefolded; empty if it has none."""
     first = _FIRST_WORD.match(request)
-    return first is not None and first.group(1).casefold() in QUESTION_WORDS
+    return first.group(1).casefold() if first is not None else ""
