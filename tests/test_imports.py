@@ -83,12 +83,13 @@ class TestLazyPackages:
         import toolscout.search
         import toolscout.search.embedders
 
-        for name in ("CallableEmbedder", "Embedder", "LocalEmbedder", "OpenAIEmbedder"):
+        names = ("CallableEmbedder", "Embedder", "LocalEmbedder", "MultilingualEmbedder")
+        for name in (*names, "OpenAIEmbedder"):
             assert getattr(toolscout.search, name) is getattr(toolscout.search.embedders, name)
         modules = [
             found.name for found in pkgutil.iter_modules(toolscout.search.embedders.__path__)
         ]
-        assert sorted(modules) == ["_callable", "_http", "_local", "_protocol"]
+        assert sorted(modules) == ["_callable", "_http", "_local", "_multilingual", "_protocol"]
 
     def test_submodules_still_import_from_their_package(self) -> None:
         from toolscout.protocol import meta_tools

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         CallableEmbedder,
         Embedder,
         LocalEmbedder,
+        MultilingualEmbedder,
         OpenAIEmbedder,
     )
     from toolscout.search.embedding_cache import EmbeddingCache, default_cache_path
@@ -73,6 +74,7 @@ __all__ = [
     "LocalEmbedder",
     "MatchKind",
     "MatchedTerm",
+    "MultilingualEmbedder",
     "OpenAIEmbedder",
     "RankingEngine",
     "RegexEngine",
@@ -125,6 +127,7 @@ if not TYPE_CHECKING:
                 "CallableEmbedder",
                 "Embedder",
                 "LocalEmbedder",
+                "MultilingualEmbedder",
                 "OpenAIEmbedder",
             ],
             "toolscout.search.embedding_cache": ["EmbeddingCache", "default_cache_path"],

@@ -73,11 +73,13 @@ class SearchHit:
     finds the tool whose description says "rain". For regex: always 1.
 
     For semantic search it is the cosine similarity of the query's and the tool's embeddings,
-    mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1. For hybrid search it is also
-    the score: `w × semantic + (1 − w) × lexical`, `w` being the semantic weight (0.65 by
-    default), semantic the semantic normalized score, and lexical the tool's BM25 score as a
-    share of the query's best, times that best tool's BM25 normalized score. A tool the query
-    names, or whose text the model cannot read, scores at least its lexical score."""
+    mapped linearly from 0.1 (unrelated texts) to 0.8 onto 0–1 for all-MiniLM-L6-v2 (an
+    embedder's `cosine_range` for others). For hybrid search it is also the score: `w ×
+    semantic + (1 − w) × lexical`, `w` being the semantic weight (0.65 by default), semantic
+    the semantic normalized score, and lexical the tool's BM25 score as a share of the query's
+    best, times that best tool's BM25 normalized score. A tool the query names, or whose text
+    neither model can read, scores at least its lexical score. For a question that asks to
+    read (see Scoring), a tool whose name changes something scores half of that."""
     rank: int = 0
     """1-based position in the results."""
     need: str | None = None

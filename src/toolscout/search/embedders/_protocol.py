@@ -10,7 +10,13 @@ import numpy.typing as npt
 
 
 class Embedder(Protocol):
-    """Turns texts into vectors; semantic search compares them by cosine similarity."""
+    """Turns texts into vectors; semantic search compares them by cosine similarity.
+
+    Two attributes are optional, for models unlike all-MiniLM-L6-v2 (`MultilingualEmbedder`
+    has both): `embed_queries(texts)`, for a model that embeds queries otherwise than the
+    texts they are compared with, and `cosine_range`, the cosine similarities that a
+    normalized score maps to 0 (unrelated texts) and 1, `(0.1, 0.8)` if absent.
+    """
 
     @property
     def model_id(self) -> str:
