@@ -149,7 +149,9 @@ class TestSearchCommand:
         result = run("search", catalog, "thing", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
         assert result.exit_code == 0
         lines = result.stderr.splitlines()
-        assert lines[0] == "engine: hybrid (auto: semantic search is installed)"
+        assert lines[0] == (
+            "engine: hybrid (auto: semantic search is installed, with a multilingual model)"
+        )
         assert lines[1].startswith("Embedding tools: 600 texts with ")
         assert lines[-1].startswith("Embedding tools: 600/600 in ")
 

@@ -35,7 +35,9 @@ def test_a_round_of_tuning(client: TestClient, tmp_path: Path) -> None:
     state = client.get("/api/state").json()
     assert state["tools"] == 12 and state["settings"]["engine"] == "auto"
     choice = state["settings"]["engine_choice"]
-    assert choice == "engine: hybrid (auto: semantic search is installed)"
+    assert choice == (
+        "engine: hybrid (auto: semantic search is installed, with a multilingual model)"
+    )
     changed = client.patch("/api/settings", json={"enabled": True, "max_results": 3})
     assert changed.json()["settings"]["max_results"] == 3 and changed.json()["unsaved"]
     pinned = client.post("/api/pins", json={"tool_id": "email__send_email", "pinned": True})

@@ -127,12 +127,15 @@ def test_without_the_package_auto_uses_no_multilingual_model(tmp_path: Path) -> 
         from toolscout.search import SemanticOptions, ToolIndex
         tools = [Tool(name="maps_weather", description="根据城市名称查询天气预报"),
                  Tool(name="send_email", description="Send an e-mail.")]
-        index = ToolIndex(tools, engine="hybrid",
-                          semantic=SemanticOptions(cache_path={cache!r}, progress=False))
+        index = ToolIndex(tools, semantic=SemanticOptions(cache_path={cache!r}, progress=False))
+        print(index.engine_choice)
         print(index._engine.multilingual, index.search("天气预报", threshold=0)[0].tool.name)
         """,
     )
-    assert finished.stdout.split() == ["None", "maps_weather"], finished.stderr
+    assert finished.stdout.splitlines() == [
+        "engine: hybrid (auto: semantic search is installed)",
+        "None maps_weather",
+    ], finished.stderr
 
 
 def test_asking_for_the_model_without_its_package_names_the_extra() -> None:

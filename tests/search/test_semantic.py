@@ -471,7 +471,9 @@ class TestMissingExtra:
 
     def test_auto_is_hybrid_with_the_extra(self) -> None:
         index = ToolIndex([{"name": "get_weather", "description": "Weather."}])
-        assert str(index.engine_choice) == "engine: hybrid (auto: semantic search is installed)"
+        assert str(index.engine_choice) == (
+            "engine: hybrid (auto: semantic search is installed, with a multilingual model)"
+        )
         assert index.engine_name == "hybrid"
 
     def test_bm25_needs_no_extra(self) -> None:

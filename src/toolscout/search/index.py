@@ -57,11 +57,12 @@ def choose_engine(engine: EngineName) -> EngineChoice:
     otherwise); any other name stands as it is."""
     if engine != "auto":
         return EngineChoice(engine)
-    from toolscout.search.embedders import local_model_unavailable
+    from toolscout.search.embedders import local_model_unavailable, multilingual_model_available
 
     unavailable = local_model_unavailable()
     if unavailable is None:
-        return EngineChoice("hybrid", "auto: semantic search is installed")
+        multilingual = ", with a multilingual model" if multilingual_model_available() else ""
+        return EngineChoice("hybrid", f"auto: semantic search is installed{multilingual}")
     return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
 
 
