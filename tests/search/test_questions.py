@@ -11,7 +11,7 @@ import pytest
 from toolscout.catalog import Tool
 from toolscout.errors import SearchConfigError
 from toolscout.search import BM25Options, CallableEmbedder, SemanticOptions, ToolIndex
-from toolscout.search.questions import asks_to_read, opens_with_question
+from toolscout.search.questions import asks_to_read
 
 SPREADSHEET_AND_CHAT = [
     Tool(name="write_range", description="Write values to a range of cells in a sheet."),
@@ -32,7 +32,7 @@ def _first(query: str, **options: object) -> str:
     ["What numbers are in the Summary sheet?", "what's in the sheet", "¿Is it 3pm?", "how many"],
 )
 def test_a_question_word_opens_a_question(request_text: str) -> None:
-    assert opens_with_question(request_text)
+    assert asks_to_read(request_text)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_a_question_word_opens_a_question(request_text: str) -> None:
     ["could you add a row", "do a web search", "show the sheet", "whatever", ""],
 )
 def test_requests_and_orders_are_not_questions(request_text: str) -> None:
-    assert not opens_with_question(request_text)
+    assert not asks_to_read(request_text)
 
 
 @pytest.mark.parametrize(

@@ -170,8 +170,6 @@ class HybridEngine(SearchEngine):
             embedder = MultilingualEmbedder()
         # The same cache file, text and progress as the main model: vectors are kept by model.
         options = dataclasses.replace(self.semantic.options, embedder=embedder, query_prefix="")
-        if self.semantic.cache is not None:
-            options = dataclasses.replace(options, cache_path=self.semantic.cache.path)
         return SemanticEngine(options)
 
     def rebuild(self, tools: Sequence[Tool]) -> None:

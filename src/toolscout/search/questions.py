@@ -41,17 +41,6 @@ _FIRST_WORD = re.compile(r"[\W\d_]*+([^\W\d_]+)")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def opens_with_question(request: str) -> bool:
-    """Whether `request`'s first word is one of `QUESTION_WORDS` ("What's the weather").
-
-    >>> opens_with_question("what numbers are in the Summary sheet?")
-    True
-    >>> opens_with_question("could you add a row")
-    False
-    """
-    return _opening(request) in QUESTION_WORDS
-
-
 def asks_to_read(request: str) -> bool:
     """Whether `request` is a question that asks for no change: it opens with a question
     word, and asks what happened ("did I send the invoice") or says none of
@@ -64,15 +53,10 @@ def asks_to_read(request: str) -> bool:
     >>> asks_to_read("how do I delete a branch")
     False
     """
-    opening = _opening(request)
+    first = _FIRST_WORD.match(request)
+    opening = first.group(1).casefold() if first is not None else ""
     if opening not in QUESTION_WORDS:
         return False
     return opening in PAST_QUESTION_WORDS or CHANGING_VERBS.isdisjoint(
         _WORD.findall(request.casefold())
     )
-
-
-def _opening(request: str) -> str:
-    """The first word of `request`, casefolded; empty if it has none."""
-    first = _FIRST_WORD.match(request)
-    return first.group(1).casefold() if first is not None else ""

