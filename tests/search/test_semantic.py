@@ -23,6 +23,7 @@ from toolscout.search import (
     SemanticEngine,
     SemanticOptions,
     ToolIndex,
+    tool_summary,
     tool_text,
 )
 from toolscout.search.embedders import default_embedder
@@ -327,6 +328,121 @@ class TestQueryPrefix:
         default = similarities()
         assert np.allclose(default, similarities(query_prefix=MINILM_QUERY_PREFIX), atol=1e-6)
         assert not np.allclose(default, similarities(query_prefix=""), atol=1e-3)
+
+
+class TestSummary:
+    """With a `summary_weight`, each tool is embedded twice, as its text and as its summary
+    (`tool_summary`), and its similarity to a query is the weighted mean of the two."""
+
+    def test_a_query_is_compared_with_the_text_and_the_summary(self, cache_folder: Path) -> None:
+        def similarities(**options: Any) -> np.ndarray:
+            engine = SemanticEngine(
+                SemanticOptions(
+                    cache_path=cache_folder / "cache.sqlite3", progress=False, **options
+                )
+            )
+            engine.rebuild(long_described_tools())
+            found, _ = engine.similarities("read a file")
+            assert found is not None
+            return found
+
+        text_alone = similarities()
+        summary_alone = similarities(text=tool_summary)
+        mixed = similarities(summary_weight=0.25)
+        assert np.allclose(mixed, 0.75 * text_alone + 0.25 * summary_alone, atol=1e-5)
+        assert not np.allclose(mixed, text_alone, atol=1e-3)
+
+    @pytest.mark.parametrize(
+        ("engine", "query"),
+        [
+            ("semantic", "open the file and give me its text"),
+            ("hybrid", "print the contents of config.yaml"),
+        ],
+    )
+    def test_a_long_description_does_not_hide_what_the_tool_does(
+        self, cache_folder: Path, engine: str, query: str
+    ) -> None:
+        def first(**options: Any) -> str:
+            semantic = SemanticOptions(
+                cache_path=cache_folder / "cache.sqlite3", progress=False, **options
+            )
+            index = ToolIndex(long_described_tools(), engine=engine, semantic=semantic)
+            return names(index.search(query, threshold=0))[0]
+
+        assert first(summary_weight=0.5) == "read_file"
+        assert first() != "read_file"  # its notes speak of file information
+
+    def test_both_texts_are_embedded_once_and_then_kept(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        catalog = make_catalog()
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c", summary_weight=0.5)
+        index = ToolIndex(catalog, engine="semantic", semantic=options)
+        index.refresh()
+        tools = list(catalog)
+        assert sorted(function.embedded) == sorted(
+            {*map(tool_text, tools), *map(tool_summary, tools)}
+        )
+        function.embedded.clear()
+        catalog.replace(catalog["email__send_email"].model_copy(update={"tags": ("mail",)}))
+        index.refresh()
+        assert function.embedded == []
+
+    def test_by_default_the_text_alone_is_embedded(self, tmp_path: Path) -> None:
+        embedder, function = counting_embedder()
+        options = SemanticOptions(embedder, cache_path=tmp_path / "c")
+        ToolIndex(make_catalog(), engine="semantic", semantic=options).refresh()
+        assert sorted(function.embedded) == sorted(map(tool_text, make_catalog()))
+
+    def test_a_weight_outside_0_to_1_is_refused(self) -> None:
+        with pytest.raises(SearchConfigError, match="summary_weight"):
+            SemanticOptions(summary_weight=1.5)
+
+    @pytest.mark.parametrize(
+        ("description", "summary"),
+        [
+            (
+                "Read a file. Use it to examine a file's contents; e.g. a log or a config.",
+                "read file. Read a file.",
+            ),
+            ("Read files, e.g. logs. Then more.", "read file. Read files, e.g. logs."),
+            ("Read version 2.0 of a file (see the docs). More.", None),
+            ("读取文件。更多说明", "read file. 读取文件。"),
+            ("Reads a file", "read file. Reads a file"),
+            ("", "read file."),
+        ],
+    )
+    def test_the_summary_is_the_name_and_the_first_sentence(
+        self, description: str, summary: str | None
+    ) -> None:
+        expected = summary or f"read file. {description.removesuffix(' More.')}"
+        assert tool_summary(make_tool("read_file", description)) == expected
+
+    def test_a_summary_with_no_sentence_end_is_cut_at_a_word(self) -> None:
+        summary = tool_summary(make_tool("run", "word " * 200, namespace="shell"))
+        assert summary.startswith("shell: run. word word")
+        assert len(summary) <= len("shell: run. ") + 300
+        assert summary.endswith("word")
+
+
+def long_described_tools() -> list[Tool]:
+    """A file reader described as many MCP servers describe their tools, in paragraphs of
+    notes about other things, and tools whose descriptions say what those notes say."""
+    notes = (
+        " Handles various text encodings and gives detailed error messages if the file cannot"
+        " be read. Only works within allowed directories. Use the directory listing tool to"
+        " see what a folder holds, and the search tool to find files by pattern. Large files"
+        " are truncated after 10,000 lines; images are returned as base64 data."
+    )
+    return [
+        make_tool(
+            "read_file", "Read the complete contents of a file from the file system." + notes
+        ),
+        make_tool("list_directory", "List the files and folders in a directory."),
+        make_tool("search_files", "Find files whose names match a pattern."),
+        make_tool("get_file_info", "Get the size, permissions and modification time of a file."),
+        make_tool("list_allowed_directories", "List the directories this server may access."),
+        make_tool("read_image", "Return an image file as base64 data."),
+    ]
 
 
 class TestCacheAcrossRestarts:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     )
     from toolscout.search.needs import MAX_NEEDS, split_needs
     from toolscout.search.regex import RegexEngine, RegexOptions, pattern_problem
-    from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_text
+    from toolscout.search.semantic import SemanticEngine, SemanticOptions, tool_summary, tool_text
     from toolscout.search.synonyms import SYNONYM_GROUPS
 
 __all__ = [
@@ -94,6 +94,7 @@ __all__ = [
     "pattern_problem",
     "score_floor",
     "split_needs",
+    "tool_summary",
     "tool_text",
 ]
 
@@ -142,7 +143,12 @@ if not TYPE_CHECKING:
                 "score_floor",
             ],
             "toolscout.search.regex": ["RegexEngine", "RegexOptions", "pattern_problem"],
-            "toolscout.search.semantic": ["SemanticEngine", "SemanticOptions", "tool_text"],
+            "toolscout.search.semantic": [
+                "SemanticEngine",
+                "SemanticOptions",
+                "tool_summary",
+                "tool_text",
+            ],
             "toolscout.search.synonyms": ["SYNONYM_GROUPS"],
         },
     )
