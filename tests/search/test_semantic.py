@@ -315,15 +315,9 @@ class TestQueryPrefix:
 
     def test_minilm_queries_are_prefixed_by_default(self, cache_folder: Path) -> None:
         def similarities(**options: Any) -> np.ndarray:
-            engine = SemanticEngine(
-                SemanticOptions(
-                    cache_path=cache_folder / "cache.sqlite3", progress=False, **options
-                )
+            return minilm_similarities(
+                cache_folder, standard_tools(), "how hot is it in Paris", **options
             )
-            engine.rebuild(standard_tools())
-            found, _ = engine.similarities("how hot is it in Paris")
-            assert found is not None
-            return found
 
         default = similarities()
         assert np.allclose(default, similarities(query_prefix=MINILM_QUERY_PREFIX), atol=1e-6)
@@ -336,15 +330,9 @@ class TestSummary:
 
     def test_a_query_is_compared_with_the_text_and_the_summary(self, cache_folder: Path) -> None:
         def similarities(**options: Any) -> np.ndarray:
-            engine = SemanticEngine(
-                SemanticOptions(
-                    cache_path=cache_folder / "cache.sqlite3", progress=False, **options
-                )
+            return minilm_similarities(
+                cache_folder, long_described_tools(), "read a file", **options
             )
-            engine.rebuild(long_described_tools())
-            found, _ = engine.similarities("read a file")
-            assert found is not None
-            return found
 
         text_alone = similarities()
         summary_alone = similarities(text=tool_summary)
@@ -422,6 +410,18 @@ class TestSummary:
         assert summary.startswith("shell: run. word word")
         assert len(summary) <= len("shell: run. ") + 300
         assert summary.endswith("word")
+
+
+def minilm_similarities(
+    cache_folder: Path, tools: list[Tool], query: str, **options: Any
+) -> np.ndarray:
+    """The real model's similarities of `query` to `tools`, with these `SemanticOptions`."""
+    semantic = SemanticOptions(cache_path=cache_folder / "cache.sqlite3", progress=False, **options)
+    engine = SemanticEngine(semantic)
+    engine.rebuild(tools)
+    found, _ = engine.similarities(query)
+    assert found is not None
+    return found
 
 
 def long_described_tools() -> list[Tool]:
