@@ -73,8 +73,9 @@ def semantic_engines(cache_path: Path | None, *, quick: bool = False) -> tuple[E
         Engine(
             "toolscout semantic",
             lambda tools: ToolscoutSearcher.build(tools, "semantic", semantic=options),
-            "toolscout.search.tool_text: name split into words, description, parameters; "
-            "queries prefixed with 'A tool to: '",
+            "toolscout.search.tool_text (name split into words, description, parameters) "
+            "and tool_summary (name, first sentence), cosines weighted 0.6 / 0.4; queries "
+            "prefixed with 'A tool to: '",
             namespaced=True,
         ),
         Engine(
@@ -408,26 +409,28 @@ def _original_name(name: str, originals: dict[str, Tool]) -> str:
 def _seed_cache(
     catalog: list[Tool], originals: dict[str, Tool], cache_file: Path, source: Path | None
 ) -> None:
-    """Fill `cache_file` with a vector for each tool of `catalog`: its original's, read from
-    the cache at `source` (the quality run's), and embedded where that has none."""
-    from toolscout.search import EmbeddingCache, LocalEmbedder, tool_text
+    """Fill `cache_file` with the vectors of each tool of `catalog`, its text's and its
+    summary's: its original's, read from the cache at `source` (the quality run's), and
+    embedded where that has none."""
+    from toolscout.search import EmbeddingCache, LocalEmbedder, tool_summary, tool_text
 
     embedder = LocalEmbedder()
     source_cache = EmbeddingCache(source)
-    texts = [tool_text(tool) for tool in originals.values()]
-    found = source_cache.get(embedder.model_id, texts)
-    missing = [text for text, vector in zip(texts, found, strict=True) if vector is None]
-    if missing:
-        source_cache.put(embedder.model_id, missing, embedder.embed(missing))
-        found = source_cache.get(embedder.model_id, texts)
-    source_cache.close()
-    vectors = dict(zip(originals, found, strict=True))
     target = EmbeddingCache(cache_file)
-    target.put(
-        embedder.model_id,
-        [tool_text(tool) for tool in catalog],
-        np.stack([vectors[_original_name(tool.name, originals)] for tool in catalog]),
-    )
+    for text_of in (tool_text, tool_summary):
+        texts = [text_of(tool) for tool in originals.values()]
+        found = source_cache.get(embedder.model_id, texts)
+        missing = [text for text, vector in zip(texts, found, strict=True) if vector is None]
+        if missing:
+            source_cache.put(embedder.model_id, missing, embedder.embed(missing))
+            found = source_cache.get(embedder.model_id, texts)
+        vectors = dict(zip(originals, found, strict=True))
+        target.put(
+            embedder.model_id,
+            [text_of(tool) for tool in catalog],
+            np.stack([vectors[_original_name(tool.name, originals)] for tool in catalog]),
+        )
+    source_cache.close()
     target.close()
 
 

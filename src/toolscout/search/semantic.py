@@ -1,9 +1,9 @@
 """Semantic search: tools ranked by how close their meaning is to the query's.
 
-Each tool is embedded once, as a designed text (`tool_text`) and, if asked, a summary
-(`tool_summary`), into one float32 matrix whose rows are each tool's unit vector, or the
-weighted mean of its two; a query is embedded at search time and compared with every tool by
-one matrix-vector product (cosine similarity, or the weighted mean of the two). Vectors are kept
+Each tool is embedded once, as a designed text (`tool_text`) and, with the default model, a
+summary (`tool_summary`), into one float32 matrix whose rows are the weighted means of each
+tool's two unit vectors; a query is embedded at search time and compared with every tool by
+one matrix-vector product (the weighted mean of the two cosine similarities). Vectors are kept
 per tool and in the embedding cache, so a catalog change embeds only the tools whose texts
 changed, and a restart embeds nothing that was embedded before.
 """
@@ -55,6 +55,15 @@ PROGRESS_MIN_TEXTS = 500
 
 #: What is put before a query for all-MiniLM-L6-v2 (`SemanticOptions.query_prefix`).
 MINILM_QUERY_PREFIX = "A tool to: "
+
+#: The share of a tool's summary (`tool_summary`) in its similarity to a query, for
+#: all-MiniLM-L6-v2 (`SemanticOptions.summary_weight`). On the MCP tasks, hybrid's nDCG@10
+#: went from 0.778 to 0.786 (dev) and 0.711 to 0.715 (test), semantic's from 0.612 to 0.637 and
+#: 0.540 to 0.592. Chosen on the dev splits among 0.3, 0.4, 0.5 and 0.7: at 0.5 the MCP tasks
+#: gained 0.2 points more, but two of the false-synonym set's 46 requests lost their tool's
+#: first place, and small talk scored past the thresholds ("thanks, that's all" preloaded
+#: `send_email`).
+MINILM_SUMMARY_WEIGHT = 0.4
 
 #: The cosine similarities of all-MiniLM-L6-v2 that `normalized_score` maps to 0 and to 1:
 #: unrelated texts score about 0.1, and a tool that does what the query asks 0.5 to 0.7. An
@@ -148,13 +157,11 @@ class SemanticOptions:
     summary: ToolText = tool_summary
     """What is embedded beside `text` for each tool (see `summary_weight`), called as
     seldom: what the tool is for, in brief."""
-    summary_weight: float = 0.0
-    """The summary's share of a tool's similarity to a query (0–1), `text` having the rest;
-    0 embeds `text` alone. With all-MiniLM-L6-v2 at 0.5, a description of many paragraphs
-    blurs less what a tool does: hybrid's nDCG@10 on the MCP tasks went from 0.778 to 0.788
-    (dev) and 0.711 to 0.725 (test). Not the default yet: it raises the normalized scores of
-    some small talk past the thresholds chosen without it ("thanks, that's all" finds
-    `send_email` at 0.121 in hybrid, above the preloading threshold of 0.12)."""
+    summary_weight: float | None = None
+    """The summary's share of a tool's similarity to a query (0–1), `text` having the rest:
+    a description of many paragraphs then blurs less what the tool does. `None` is
+    `MINILM_SUMMARY_WEIGHT`, 0.4, for all-MiniLM-L6-v2 (the default model), and 0 for other
+    models, for which it was not measured; 0 embeds `text` alone."""
     progress: bool | None = None
     """Show progress on stderr while embedding: a bar on a terminal, a line each tenth of the
     way in a log; `None` shows it when at least `PROGRESS_MIN_TEXTS` texts need embedding."""
@@ -167,7 +174,7 @@ class SemanticOptions:
     benchmarks/tune_semantic.py)."""
 
     def __post_init__(self) -> None:
-        if not 0 <= self.summary_weight <= 1:
+        if self.summary_weight is not None and not 0 <= self.summary_weight <= 1:
             raise SearchConfigError("summary_weight must be between 0 and 1")
         if self.embedder is not None and not is_embedder(self.embedder):
             raise SearchConfigError(
@@ -205,12 +212,17 @@ class SemanticEngine(SearchEngine):
     def __init__(self, options: SemanticOptions | None = None) -> None:
         self.options = options or SemanticOptions()
         self.embedder: Embedder = self.options.embedder or default_embedder()
+        is_minilm = self.embedder.model_id.startswith(DEFAULT_LOCAL_MODEL)
         prefix = self.options.query_prefix
         if prefix is None:
-            is_minilm = self.embedder.model_id.startswith(DEFAULT_LOCAL_MODEL)
             prefix = MINILM_QUERY_PREFIX if is_minilm else ""
         self.query_prefix: str = prefix
         """What is put before each query when it is embedded."""
+        summary_weight = self.options.summary_weight
+        if summary_weight is None:
+            summary_weight = MINILM_SUMMARY_WEIGHT if is_minilm else 0.0
+        self.summary_weight: float = summary_weight
+        """The share of each tool's summary in its similarity to a query."""
         # An embedder that frames queries itself (e5's "query: ") embeds them on its own.
         self._embed_queries_with = getattr(self.embedder, "embed_queries", None)
         self.cosine_range: tuple[float, float] = getattr(
@@ -275,7 +287,7 @@ class SemanticEngine(SearchEngine):
         text = made.get(tool.id)
         if text is None:
             text = self.options.text(tool)
-        if not self.options.summary_weight:
+        if not self.summary_weight:
             return (embeddable(text),)
         return embeddable(text), embeddable(self.options.summary(tool))
 
@@ -284,7 +296,7 @@ class SemanticEngine(SearchEngine):
         if len(vectors) == 1:
             return vectors[0]
         text, summary = vectors
-        weight = np.float32(self.options.summary_weight)
+        weight = np.float32(self.summary_weight)
         mean: npt.NDArray[np.float32] = (1 - weight) * text + weight * summary
         return mean
 
