@@ -155,8 +155,8 @@ class SemanticOptions:
     """What is embedded for each tool. It is called again only for a tool whose
     `fingerprint` (name, namespace, description, schema, tags) changed."""
     summary: ToolText = tool_summary
-    """What is embedded beside `text` for each tool (see `summary_weight`), called as
-    seldom: what the tool is for, in brief."""
+    """What is embedded beside `text` for each tool (see `summary_weight`): what the tool is
+    for, in brief. Like `text`, it is called again only for a tool whose fingerprint changed."""
     summary_weight: float | None = None
     """The summary's share of a tool's similarity to a query (0–1), `text` having the rest:
     a description of many paragraphs then blurs less what the tool does. `None` is
