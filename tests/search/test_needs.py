@@ -258,6 +258,34 @@ class TestSearch:
         assert min(hit.normalized_score for hit in hits) > 0.5
         assert names(index.search(request, k=4, threshold=0))[3] == "list_holidays"
 
+    def test_a_sentence_of_context_comes_after_the_request_s_tools(self) -> None:
+        # "Today is November 25th, 2024" is a need to the splitter, and its best tool, the
+        # calendar's, matches "today" weakly: far under the whole request's best, so its turn
+        # comes after the car rental tools, not before the third of them. Late, not gone.
+        index = ToolIndex(
+            _catalog(
+                search_car_rentals="Search car rentals: the cars available at a pick-up place "
+                "and time, with their prices.",
+                search_car_location="Find a car rental location (an airport, a station, a "
+                "hotel) by its name.",
+                vehicle_details="Details of a rental car: seats, doors, luggage, extras such "
+                "as a child seat.",
+                create_calendar_event="Create a calendar event for today or another day.",
+            ),
+            engine="bm25",
+        )
+        request = (
+            "Today is November 25th, 2024. I want to rent a car at Adelaide Airport. Compare "
+            "the prices of the rental cars for a pick-up tomorrow at 9 AM."
+        )
+        assert split_needs(request)[0] == "Today is November 25th, 2024"
+        assert names(index.search(request, k=4, threshold=0)) == [
+            "search_car_rentals",
+            "search_car_location",
+            "vehicle_details",
+            "create_calendar_event",
+        ]
+
     def test_a_tool_with_words_of_every_step_does_not_come_first_in_a_list_of_steps(
         self,
     ) -> None:
