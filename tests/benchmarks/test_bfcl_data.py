@@ -246,6 +246,8 @@ def test_quick_benchmark_run(tmp_path: Path) -> None:
         "Quality, dev split",
         "Quality, dev split",  # the pool with same-name variants apart
         "Real MCP tools, dev split",
+        "NESTFUL, dev split",
+        "ComplexFuncBench, dev split",
         "False synonym matches",
         "Reworded requests",
         "Speed and scale",
