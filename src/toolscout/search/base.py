@@ -89,6 +89,10 @@ class SearchHit:
         default=lambda: (), repr=False, compare=False
     )
     """Computes `matched_terms`; searches that never look at explanations never pay for them."""
+    prerequisite_of: str | None = None
+    """The id of the tool just above that needs a value this one gives, as its parameters'
+    descriptions say ("the library id, from resolve-library-id"): an agent calls this one
+    first. None for a tool found for the request itself. Its scores are that tool's."""
 
     @cached_property
     def matched_terms(self) -> tuple[MatchedTerm, ...]:
