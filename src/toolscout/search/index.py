@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -240,13 +241,14 @@ class ToolIndex:
         """`hits`, each of the first `PREREQUISITES_OF_TOP` that scores at least
         `PREREQUISITE_SHARE` of the best followed by its first prerequisite not above it (moved
         up if it is below), as long as the filter keeps it; the first `k` of them."""
-        if not self.prerequisites or not hits:
+        top = [hit.tool for hit in hits[:PREREQUISITES_OF_TOP]]
+        if not self.prerequisites or not self._prerequisites.any_of(top):
             return hits
         strong = PREREQUISITE_SHARE * hits[0].normalized_score
         kept: list[SearchHit] = []
         seen: set[str] = set()
         for position, hit in enumerate(hits):
-            if hit.tool.id in seen:
+            if hit.tool.id in seen:  # brought up above by a hit before it
                 continue
             kept.append(hit)
             seen.add(hit.tool.id)
@@ -271,7 +273,7 @@ class ToolIndex:
                         prerequisite_of=hit.tool.id,
                     )
                 )
-        if len(kept) == len(hits) and all(map(SearchHit.__eq__, kept, hits)):
+        if len(kept) == len(hits) and all(map(operator.is_, kept, hits)):
             return hits  # no tool brought: the hits and their ranks as they were
         return [replace(hit, rank=rank) for rank, hit in enumerate(kept[:k], 1)]
 
@@ -330,7 +332,8 @@ class ToolIndex:
             if version != self._version:
                 self._engine.rebuild(tools)
                 self._tools, self._version = tools, version
-                self._prerequisites = Prerequisites(tools)
+                if self.prerequisites:
+                    self._prerequisites = Prerequisites(tools)
             return self._tools
 
     def _accept(
