@@ -16,9 +16,10 @@ need tools they never name (a flight search needs the airport search that gives 
 so this measures what a retriever infers as well as what it matches.
 
 They check that what was tuned elsewhere (BFCL dev, the MCP development set) holds on data of
-another kind. One setting was chosen on their dev splits, after everything else was in place:
-how late a need much weaker than the whole request joins the results
-(`toolscout.search.index.WEAK_NEED_SHARE`). Their test splits are for reporting.
+another kind. Two settings were chosen on their dev splits, after everything else was in
+place: how late a need much weaker than the whole request joins the results
+(`toolscout.search.index.WEAK_NEED_SHARE`), and which hits bring the tools that give them their
+values (`PREREQUISITE_SHARE`). Their test splits are for reporting.
 """
 
 from __future__ import annotations
@@ -204,8 +205,9 @@ def _table(
             ]
         )
     table.notes = [
-        f"From the {PACKAGE} package, version {PACKAGE_VERSION}. Its dev splits chose one "
-        "setting, the delay of needs much weaker than the whole request (WEAK_NEED_SHARE).",
+        f"From the {PACKAGE} package, version {PACKAGE_VERSION}. Its dev splits chose two "
+        "settings: the delay of needs much weaker than the whole request (WEAK_NEED_SHARE), "
+        "and which hits bring their prerequisites (PREREQUISITE_SHARE).",
         "A task's needs are the distinct APIs its call sequence calls, one tool each. R@k: "
         f"share of a task's APIs in the top k. nDCG@{NDCG_CUTOFF}: a result gains when it is "
         "an API not found above it. MRR: first of the task's APIs.",
