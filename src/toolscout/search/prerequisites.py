@@ -51,12 +51,17 @@ class Prerequisites:
     tool, they made a BM25 search of 500 tools 40% slower."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
-        self._tools = tools
-        self._names: dict[str | None, _NamesOf] = {}
-        self._found: dict[str, tuple[Tool, ...]] = {}
+        by_namespace: dict[str | None, list[Tool]] = {}
         for tool in tools:
-            if found := self._find(tool):
-                self._found[tool.id] = found
+            by_namespace.setdefault(tool.namespace, []).append(tool)
+        self._found: dict[str, tuple[Tool, ...]] = {}
+        for namespace_tools in by_namespace.values():
+            names = _names_of(namespace_tools)
+            if not names.written and not names.phrases:
+                continue
+            for tool in namespace_tools:
+                if found := _find(tool, names):
+                    self._found[tool.id] = found
 
     def of(self, tool: Tool) -> tuple[Tool, ...]:
         """The tools that `tool`'s parameters' descriptions name, itself left out."""
@@ -67,52 +72,47 @@ class Prerequisites:
         found = self._found
         return bool(found) and any(tool.id in found for tool in tools)
 
-    def _find(self, tool: Tool) -> tuple[Tool, ...]:
-        """The tools named in `tool`'s parameters' descriptions: those named as written, then
-        those named in words, each in order of first mention. Set operations, which run in C,
-        pick the few candidates; most texts name no tool."""
-        text = parameter_text(tool)
-        if not text:
-            return ()
-        names = self._names_of(tool.namespace)
-        # A sentence's full stop is no part of a name ("from list_tables."); a name's is.
-        as_written = f"{text} ".translate(_AROUND_A_NAME).replace(". ", " ").replace(".\n", " ")
-        written = sorted(names.written.keys() & set(as_written.split()), key=text.find)
-        named = [names.written[name] for name in written]
-        if names.phrases:
-            words = text.lower().translate(_PUNCTUATION_TO_SPACES).split()
-            pairs = list(itertools.pairwise(words))
-            if starts := names.phrase_lengths.keys() & set(pairs):
-                named += [
-                    found
-                    for start, pair in enumerate(pairs)
-                    if pair in starts
-                    for length in names.phrase_lengths[pair]
-                    if (found := names.phrases.get(tuple(words[start : start + length])))
-                ]
-        by_id = {found.id: found for found in named if found.id != tool.id}
-        return tuple(by_id.values())
 
-    def _names_of(self, namespace: str | None) -> _NamesOf:
-        names = self._names.get(namespace)
-        if names is None:
-            written: dict[str, Tool] = {}
-            phrases: dict[tuple[str, ...], Tool] = {}
-            for tool in self._tools:
-                if tool.namespace != namespace:
-                    continue
-                words = tuple(word.casefold() for word in identifier_words(tool.name))
-                if len(words) >= 2:
-                    written.setdefault(tool.name, tool)
-                if MIN_PHRASE_WORDS <= len(words) <= MAX_PHRASE_WORDS:
-                    phrases.setdefault(words, tool)
-            lengths: dict[tuple[str, str], set[int]] = {}
-            for words in phrases:
-                lengths.setdefault((words[0], words[1]), set()).add(len(words))
-            names = self._names[namespace] = _NamesOf(
-                written, phrases, {word: tuple(sorted(n)) for word, n in lengths.items()}
-            )
-        return names
+def _names_of(tools: Sequence[Tool]) -> _NamesOf:
+    """How the parameters' descriptions of one namespace's `tools` may name them."""
+    written: dict[str, Tool] = {}
+    phrases: dict[tuple[str, ...], Tool] = {}
+    for tool in tools:
+        words = tuple(word.casefold() for word in identifier_words(tool.name))
+        if len(words) >= 2:
+            written.setdefault(tool.name, tool)
+        if MIN_PHRASE_WORDS <= len(words) <= MAX_PHRASE_WORDS:
+            phrases.setdefault(words, tool)
+    lengths: dict[tuple[str, str], set[int]] = {}
+    for words in phrases:
+        lengths.setdefault((words[0], words[1]), set()).add(len(words))
+    return _NamesOf(written, phrases, {pair: tuple(sorted(n)) for pair, n in lengths.items()})
+
+
+def _find(tool: Tool, names: _NamesOf) -> tuple[Tool, ...]:
+    """The tools of `names` that `tool`'s parameters' descriptions name: those named as
+    written, then those named in words, each in order of first mention. Set operations, which
+    run in C, pick the few candidates; most texts name no tool."""
+    text = parameter_text(tool)
+    if not text:
+        return ()
+    # A sentence's full stop is no part of a name ("from list_tables."); a name's is.
+    as_written = f"{text} ".translate(_AROUND_A_NAME).replace(". ", " ").replace(".\n", " ")
+    written = sorted(names.written.keys() & set(as_written.split()), key=text.find)
+    named = [names.written[name] for name in written]
+    if names.phrases:
+        words = text.lower().translate(_PUNCTUATION_TO_SPACES).split()
+        pairs = list(itertools.pairwise(words))
+        if starts := names.phrase_lengths.keys() & set(pairs):
+            named += [
+                found
+                for start, pair in enumerate(pairs)
+                if pair in starts
+                for length in names.phrase_lengths[pair]
+                if (found := names.phrases.get(tuple(words[start : start + length])))
+            ]
+    by_id = {found.id: found for found in named if found.id != tool.id}
+    return tuple(by_id.values())
 
 
 def parameter_text(tool: Tool) -> str:
