@@ -59,6 +59,47 @@ class TestLoadMode:
         results = json.loads(result.content)["results"]
         assert [r["tools"][0]["name"] for r in results] == ["get_forecast", "send_email"]
 
+    @pytest.mark.parametrize("result_format", ["json", "compact"])
+    def test_a_tool_that_gives_another_its_value_says_so(self, result_format: str) -> None:
+        # query-docs takes a library id "retrieved from resolve-library-id": the search brings
+        # that tool right after it, and the result tells the model which one needs it.
+        catalog = Catalog(
+            [
+                Tool(
+                    name="resolve-library-id",
+                    namespace="context7",
+                    description="Resolves a package name to the ID of a library.",
+                ),
+                Tool(
+                    name="query-docs",
+                    namespace="context7",
+                    description="Fetches up-to-date documentation and code examples.",
+                    input_schema={
+                        "type": "object",
+                        "properties": {
+                            "libraryId": {
+                                "type": "string",
+                                "description": "Library ID, retrieved from resolve-library-id.",
+                            }
+                        },
+                    },
+                ),
+            ]
+        )
+        search = make_search(catalog, result_format=result_format, threshold=0)
+        content = call(search, "search_tools", queries=["get the docs of fastapi"]).content
+        if result_format == "json":
+            tools = json.loads(content)["results"][0]["tools"]
+            assert [tool["name"] for tool in tools] == [
+                "context7__query-docs",
+                "context7__resolve-library-id",
+            ]
+            assert "needed_by" not in tools[0]
+            assert tools[1]["needed_by"] == "context7__query-docs"
+        else:
+            assert "context7__resolve-library-id (" in content
+            assert "gives context7__query-docs a value it needs" in content
+
     def test_lenient_single_query(self) -> None:
         search = make_search()
         result = call(search, "search_tools", query="weather forecast")

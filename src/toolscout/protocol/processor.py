@@ -450,7 +450,14 @@ class ToolSearch:
     @staticmethod
     def _result_entry(entry: FoundTool, view: CatalogView) -> results.Found:
         definition = view.definition(entry.tool, "discovered")
-        return results.Found(definition, entry.normalized_score, available=entry.already_discovered)
+        needer = entry.hit.prerequisite_of if entry.hit is not None else None
+        needed_by = view.resolve(needer) if needer is not None else None
+        return results.Found(
+            definition,
+            entry.normalized_score,
+            available=entry.already_discovered,
+            needed_by=view.wire_name(needed_by) if needed_by is not None else None,
+        )
 
     async def _load(self, call: ToolCall, arguments: dict[str, Any], step: _Step) -> ToolResult:
         chosen, problems = await self._chosen(call, arguments, step, "names")

@@ -36,6 +36,9 @@ class Found:
     """The normalized score, 0–1."""
     available: bool = False
     """Already callable in this conversation (found again because slots were left)."""
+    needed_by: str | None = None
+    """The name of the result above that takes a value this tool gives (its parameters'
+    descriptions say so): call this one first. None for a tool found for the query itself."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,8 @@ def search_summary(
         lines.append(_query_heading(result))
         lines += [
             f"- {found.definition.name} ({found.score:.2f}"
-            f"{', already available' if found.available else ''}): "
+            f"{', already available' if found.available else ''}"
+            f"{f', gives {found.needed_by} a value it needs' if found.needed_by else ''}): "
             f"{purpose(found.definition.description)}"
             for found in result.found
         ]
@@ -192,6 +196,8 @@ def _json_summary(found: Found) -> dict[str, Any]:
     }
     if found.available:
         entry["already_available"] = True
+    if found.needed_by:
+        entry["needed_by"] = found.needed_by
     return entry
 
 
