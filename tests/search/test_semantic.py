@@ -597,6 +597,14 @@ class TestMissingExtra:
         )
         assert index.engine_name == "hybrid"
 
+    def test_the_line_mentions_no_multilingual_model_where_the_options_turn_it_off(
+        self,
+    ) -> None:
+        tools = [{"name": "get_weather", "description": "Weather."}]
+        for options in (HybridOptions(multilingual=None), HybridOptions(readability=None)):
+            index = ToolIndex(tools, hybrid=options)
+            assert str(index.engine_choice) == "engine: hybrid (auto: semantic search is installed)"
+
     def test_bm25_needs_no_extra(self) -> None:
         finished = self.run_without_tokenizers(
             """

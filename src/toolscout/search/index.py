@@ -53,18 +53,31 @@ class EngineChoice:
         return f"engine: {self.name}" + (f" ({self.reason})" if self.reason else "")
 
 
-def choose_engine(engine: EngineName) -> EngineChoice:
+def choose_engine(engine: EngineName, hybrid: HybridOptions | None = None) -> EngineChoice:
     """Resolve `auto` (hybrid when the semantic extra and its model are installed, BM25
-    otherwise); any other name stands as it is."""
+    otherwise); any other name stands as it is. `hybrid`, the options hybrid would run with,
+    decides whether the reason mentions a multilingual model."""
     if engine != "auto":
         return EngineChoice(engine)
-    from toolscout.search.embedders import local_model_unavailable, multilingual_model_available
+    from toolscout.search.embedders import local_model_unavailable
 
     unavailable = local_model_unavailable()
     if unavailable is None:
-        multilingual = ", with a multilingual model" if multilingual_model_available() else ""
+        multilingual = ", with a multilingual model" if _reads_other_scripts(hybrid) else ""
         return EngineChoice("hybrid", f"auto: semantic search is installed{multilingual}")
     return EngineChoice("bm25", f"auto: hybrid would need semantic search; {unavailable}")
+
+
+def _reads_other_scripts(hybrid: HybridOptions | None) -> bool:
+    """Whether hybrid search with these options has a multilingual model for the tools its
+    main model cannot read (`HybridOptions.multilingual`)."""
+    from toolscout.search.embedders import multilingual_model_available
+
+    if hybrid is None:
+        return multilingual_model_available()
+    if hybrid.readability is None or hybrid.multilingual is None:
+        return False
+    return hybrid.multilingual != "auto" or multilingual_model_available()
 
 
 #: Queries longer than this are cut before analysis; a tool request is a sentence or two.
@@ -136,7 +149,7 @@ class ToolIndex:
         split_needs: bool = True,
         prerequisites: bool = True,
     ) -> None:
-        self.engine_choice = choose_engine(engine)
+        self.engine_choice = choose_engine(engine, hybrid)
         self.engine_name: RankingEngine = self.engine_choice.name
         self._engine = _make_engine(self.engine_name, bm25, regex, semantic, hybrid)
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog(catalog)
