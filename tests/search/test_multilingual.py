@@ -52,21 +52,33 @@ def _names(index: ToolIndex, query: str) -> list[str]:
 def test_a_request_in_chinese_finds_the_tool_described_in_chinese(
     vectors: SemanticOptions,
 ) -> None:
-    tools = ENGLISH_TOOLS + CHINESE_TOOLS
+    # Names that say nothing, so that only the Chinese descriptions tell the tools apart: the
+    # English model reads the English glosses of the request, not the descriptions.
+    opaque = ("v3_lookup", "v3_plan", "v3_nearby")
+    tools = ENGLISH_TOOLS + [
+        Tool(name=name, namespace=tool.namespace, description=tool.description)
+        for name, tool in zip(opaque, CHINESE_TOOLS, strict=True)
+    ]
     request = "从北京开车到天津怎么走"  # how do I drive from Beijing to Tianjin
     index = ToolIndex(tools, engine="hybrid", semantic=vectors)
-    assert _names(index, request)[0] == "maps_direction_driving"
-    # Without it, the English model reads neither the request nor the tools, and the
-    # weather tool comes first.
+    assert _names(index, request)[0] == "v3_plan"
+    # Without it, the English model reads none of the three, and the weather tool comes first.
     english_only = HybridOptions(multilingual=None)
     index = ToolIndex(tools, engine="hybrid", semantic=vectors, hybrid=english_only)
-    assert _names(index, request)[0] == "maps_weather"
+    assert _names(index, request)[0] == "v3_lookup"
 
 
 def test_english_requests_keep_their_english_tools(vectors: SemanticOptions) -> None:
     index = ToolIndex(ENGLISH_TOOLS + CHINESE_TOOLS, engine="hybrid", semantic=vectors)
     assert _names(index, "how much is 100 dollars in euros")[0] == "convert_currency"
     assert _names(index, "e-mail the report to Dana")[0] == "send_email"
+
+
+def test_a_request_in_chinese_finds_the_english_tool(vectors: SemanticOptions) -> None:
+    # The English model reads the request's English glosses (`toolscout.search.glosses`).
+    index = ToolIndex(ENGLISH_TOOLS + CHINESE_TOOLS, engine="hybrid", semantic=vectors)
+    assert _names(index, "给张三发一封邮件")[0] == "send_email"  # send Zhang San an e-mail
+    assert _names(index, "把一百美元换成欧元")[0] == "convert_currency"  # dollars to euros
 
 
 def test_only_the_tools_the_english_model_cannot_read_are_embedded_again(
@@ -87,7 +99,8 @@ def test_only_the_tools_the_english_model_cannot_read_are_embedded_again(
     index.search("天气")
     assert len(function.embedded) == 2
     assert "根据城市名称查询天气预报" in function.embedded[0]
-    assert function.embedded[1] == "天气"  # the query, without MiniLM's prefix
+    # The query with its English gloss (`toolscout.search.glosses`), without MiniLM's prefix.
+    assert function.embedded[1] == "天气 (weather)"
 
 
 def test_the_embedder_embeds_queries_and_tool_texts_apart() -> None:

@@ -28,6 +28,7 @@ from toolscout.search.choices import (
 )
 from toolscout.search.coordinates import with_coordinate_words
 from toolscout.search.file_names import with_file_words
+from toolscout.search.glosses import with_english_glosses
 from toolscout.search.messaging import with_channel_words, with_send_words, without_addresses
 from toolscout.search.needs import is_step_list, split_needs
 from toolscout.search.prerequisites import Prerequisites
@@ -85,14 +86,16 @@ MAX_QUERY_CHARS = 4_000
 
 #: What every engine but regex ranks a request as, in order: "email" for each e-mail address,
 #: "file" after each file name, "send" before each message named as a verb, "channel" after
-#: each "#name", "coordinates" after each latitude and longitude. Each returns its text itself
-#: when it has nothing to do, as most requests leave them.
+#: each "#name", "coordinates" after each latitude and longitude, and the English senses of
+#: its Chinese words (`toolscout.search.glosses`). Each returns its text itself when it has
+#: nothing to do, as most requests leave them.
 REQUEST_REWRITES: tuple[Callable[[str], str], ...] = (
     without_addresses,
     with_file_words,
     with_send_words,
     with_channel_words,
     with_coordinate_words,
+    with_english_glosses,
 )
 
 # A tool a ranking found, before its hit is made: the tool, its score and normalized score,
