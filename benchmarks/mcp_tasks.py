@@ -7,7 +7,9 @@ The tasks, `data/mcp_dev_tasks.json`, are toolscout's own, of four kinds:
 
 - `single`: one need, in a user's words, mostly not the tool's own;
 - `multi`: a task as an agent receives it, needing two to five tools, often of several servers;
-- `chinese`: requests, in English or Chinese, that tools described in Chinese serve;
+- `chinese`: Chinese on one side: requests, in English or Chinese, that tools described in
+  Chinese serve, and Chinese translations of `single` requests that tools described in
+  English serve;
 - `none`: requests no tool of the catalog serves, which measure abstention.
 
 A task lists its needs; each need lists every tool that would be a right choice for it (the
