@@ -27,6 +27,10 @@ class TestGlosses:
         assert glossed.startswith("看 (") and ";" not in glossed
         assert with_english_glosses("的了吗") == "的了吗"
 
+    def test_a_sense_ends_before_its_references_to_other_words(self) -> None:
+        # "Shanghai municipality, central east China, abbr. to 滬|沪[Hu4]"
+        assert with_english_glosses("上海") == "上海 (Shanghai municipality, central east China)"
+
     def test_a_common_word_is_read_before_a_name(self) -> None:
         # 新建 is "newly built", and also a county of Jiangxi.
         glossed = with_english_glosses("新建")

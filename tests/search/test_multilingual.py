@@ -18,6 +18,7 @@ from toolscout.search import (
     SemanticOptions,
     ToolIndex,
 )
+from toolscout.search.hybrid import latin_part
 
 from .embedding_support import counting_embedder
 
@@ -101,6 +102,20 @@ def test_only_the_tools_the_english_model_cannot_read_are_embedded_again(
     assert "根据城市名称查询天气预报" in function.embedded[0]
     # The query with its English gloss (`toolscout.search.glosses`), without MiniLM's prefix.
     assert function.embedded[1] == "天气 (weather)"
+
+
+def test_the_english_model_is_given_only_what_it_reads_of_a_request(tmp_path: Path) -> None:
+    main, function = counting_embedder("hashed-english")
+    options = SemanticOptions(embedder=main, cache_path=tmp_path / "cache.sqlite3", progress=False)
+    index = ToolIndex(
+        ENGLISH_TOOLS, engine="hybrid", semantic=options, hybrid=HybridOptions(multilingual=None)
+    )
+    for request in ("天气预报", "发邮件给 Dana", "ニュース"):
+        index.search(request)
+    queries = function.embedded[len(ENGLISH_TOOLS) :]  # after the tools
+    # The Chinese characters are left out where English words remain: the glosses, a name.
+    assert queries == ["(weather forecast)", "Dana (to send out; mail; post; email)", "ニュース"]
+    assert latin_part("weather in Paris") == "weather in Paris"
 
 
 def test_the_embedder_embeds_queries_and_tool_texts_apart() -> None:

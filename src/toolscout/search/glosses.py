@@ -47,6 +47,8 @@ _NOT_A_MEANING = re.compile(
     r"|variant of|surname "
 )
 _PARENTHESES = re.compile(r"\([^)]*\)")
+# The words that lead to a reference: "abbr. to", "see", "cf.", "also".
+_DANGLING = re.compile(r"[\s,;:(]*(?:\b(?:abbr\.|see|cf\.|also|same as|from|of|to|for)\s*)*$")
 # CC-CEDICT's placeholders for "something" and "somebody", and "etc": no word of a tool.
 _PLACEHOLDERS = re.compile(r"\b(?:sth|sb|etc)\b\.?")
 
@@ -82,7 +84,7 @@ def _words(run: str, glossary: dict[str, str]) -> Iterator[str]:
 
 
 def _load_glossary() -> dict[str, str]:
-    """Each headword's senses, read once per process (about half a second) at the first
+    """Each headword's senses, read once per process (about a second) at the first
     request in Chinese; empty, with a warning, when the dictionary cannot be read."""
     global _glossary
     with _glossary_lock:
@@ -138,14 +140,16 @@ def _read_glossary() -> dict[str, str]:
 
 def _senses(meanings: str) -> list[str]:
     """The senses of one CC-CEDICT entry that say what the word means, trimmed of
-    parentheses and placeholders."""
+    parentheses, placeholders and references to other words."""
     senses = []
     for sense in meanings.rstrip("/\n").split("/"):
-        # A sense that writes Chinese refers to other words: "first of a series of three:
-        # 張三|张三, 李四[Li3 Si4]...".
-        if _NOT_A_MEANING.search(sense) or _HAN_RUN.search(sense):
+        if _NOT_A_MEANING.search(sense):
             continue
-        sense = _PLACEHOLDERS.sub("", _PARENTHESES.sub("", sense)).strip(" ;,")
+        # What a sense says after Chinese characters is about other words ("Shanghai
+        # municipality, central east China, abbr. to 滬|沪[Hu4]"): it ends before them.
+        if reference := _HAN_RUN.search(sense):
+            sense = _DANGLING.sub("", sense[: reference.start()])
+        sense = _PLACEHOLDERS.sub("", _PARENTHESES.sub("", sense)).strip(" ;,:")
         if sense:
             senses.append(" ".join(sense.split()))
     return senses

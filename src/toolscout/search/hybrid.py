@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.analysis import identifier_words, single_words
+from toolscout.search.analysis import CJK_CHARACTERS, identifier_words, single_words
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.embedders import (
@@ -55,6 +55,20 @@ def latin_share(text: str) -> float:
     return latin / (latin + other) if latin + other else 1.0
 
 
+_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
+
+
+def latin_part(query: str) -> str:
+    """What an English model can read of `query`: the query without its runs of Chinese,
+    Japanese or Korean characters, when a word in another script is left (the English glosses
+    that `toolscout.search.glosses` gives a request in Chinese, a product name); otherwise the
+    query as it is. To such a model those characters are noise that blurs the rest."""
+    if query.isascii() or not _CJK_RUN.search(query):
+        return query
+    rest = " ".join(_CJK_RUN.sub(" ", query).split())
+    return rest if any(character.isalpha() for character in rest) else query
+
+
 #: The multilingual model reads the tools of which the main model reads less than this share:
 #: a Greek letter in a formula or a city's name in a chart's example leaves a tool readable,
 #: and would make every query wait for the slower model.
@@ -74,8 +88,8 @@ class HybridOptions:
     """How much of a tool's text the embedding model can read (0–1). A tool's semantic score
     counts only as far as the model reads its text; past that, the `multilingual` model's
     score counts, or without one, the tool keeps its lexical score. The default counts Latin
-    letters, right for English models; `None` trusts the model with every script (a
-    multilingual model)."""
+    letters, right for English models, and with it the model is given only the `latin_part`
+    of a query; `None` trusts the model with every script (a multilingual model)."""
     multilingual: Embedder | Literal["auto"] | None = "auto"
     """What embeds the tools whose text the main model cannot read (`MULTILINGUAL_BELOW`),
     and the queries compared with them. `"auto"` is `MultilingualEmbedder`
@@ -215,12 +229,17 @@ class HybridEngine(SearchEngine):
         return frozenset(term.term for term in single_words(self.bm25.analyzer.query_terms(text)))
 
     def prefetch(self, queries: Sequence[str]) -> None:
-        self.semantic.prefetch(queries)
+        self.semantic.prefetch([self._main_model_query(query) for query in queries])
         if self.multilingual is not None and len(self._unreadable_rows):
             self.multilingual.prefetch(queries)
 
+    def _main_model_query(self, query: str) -> str:
+        """What the main model embeds of `query`: its `latin_part` when the model reads Latin
+        letters (the default `readability`), the query itself otherwise."""
+        return latin_part(query) if self.options.readability is latin_share else query
+
     def rank(self, query: str, limit: int, *, min_score: float | None = None) -> RankedCandidates:
-        similarities, notice = self.semantic.similarities(query)
+        similarities, notice = self.semantic.similarities(self._main_model_query(query))
         if similarities is None:
             return RankedCandidates((), (), (), notice=notice)
         lexical = self.bm25.rank(query, max(self.options.depth, limit))
