@@ -59,6 +59,13 @@ class TestLongQueries:
         assert names(results)[0] == "get_current_weather"
         assert len(results.query) == MAX_QUERY_CHARS
 
+    def test_ten_thousand_character_chinese_query_still_finds_the_tool(self) -> None:
+        # Each Chinese word brings its English senses: the request read grows, and still works.
+        query = "删除这个文件，" + "我们今天说了很多话，" * 1_000  # "delete this file", chatter
+        results = make_index().search(query)
+        assert names(results)[0] == "delete_file"
+        assert len(results.query) == MAX_QUERY_CHARS
+
     # The last query's one real word lies past MAX_QUERY_CHARS, so it is never read.
     @pytest.mark.parametrize("query", ["a" * 10_000, "x" * 9_999 + " weather", "🎉" * 10_000])
     def test_ten_thousand_character_word_finds_nothing_and_says_so(
