@@ -20,6 +20,7 @@ from toolscout.search import (
 )
 from toolscout.search.hybrid import latin_part
 
+from .conftest import chinese_tools, make_tool, standard_tools, string_param
 from .embedding_support import counting_embedder
 
 ENGLISH_TOOLS = [
@@ -195,3 +196,27 @@ def test_lone_surrogates_in_tools_and_requests_are_embedded_not_refused(
     index = ToolIndex(broken + ENGLISH_TOOLS[:1], engine="hybrid", semantic=vectors)
     assert _names(index, "天气预报\ud800")[0] == "maps_weather"
     assert _names(index, "e-mail \udc00 Dana")[0] == "send_email"
+
+
+def test_tools_described_in_chinese_score_by_what_they_do_not_by_their_language(
+    vectors: SemanticOptions,
+) -> None:
+    # Twelve tools described in Chinese: enough for hybrid to centre the multilingual
+    # model's similarities of each request on what an unrelated tool scores.
+    def tool(name: str, namespace: str, description: str) -> Tool:
+        return make_tool(
+            name, description, namespace=namespace, parameters={"q": string_param("查询内容")}
+        )
+
+    more_in_chinese = [
+        tool("maps_geo", "amap", "将详细的结构化地址转换为经纬度坐标"),
+        tool("maps_bicycling", "amap", "骑行路径规划，根据起终点经纬度坐标规划骑行通勤方案"),
+        tool("maps_text_search", "amap", "关键词搜索，根据用户传入关键词，搜索出相关的POI"),
+        tool("recommend_meals", "howtocook", "根据用户的忌口、过敏原、人数智能推荐菜谱"),
+        tool("get_recipe", "howtocook", "根据菜谱名称查询指定菜谱的完整详情，包括食材、步骤等"),
+    ]
+    tools = [*standard_tools(), *chinese_tools(), *more_in_chinese]
+    index = ToolIndex(tools, engine="hybrid", semantic=vectors)
+    # "Delete this file": the file tools, not the translation tool whose description, like
+    # the request, is in Chinese.
+    assert _names(index, "删除这个文件") == ["delete_file", "read_pdf", "read_file"]
