@@ -62,9 +62,9 @@ _PLACEHOLDERS = re.compile(r"\b(?:sth|sb|etc)\b\.?")
 
 
 class _Glossary:
-    """CC-CEDICT's headwords, each with the senses of its entry (a common word's before a
-    name's), trimmed when a request first asks for them: trimming all 120,000 entries would
-    double the time the dictionary takes to read."""
+    """CC-CEDICT's headwords, each with the meanings of its entries (a common word's, or if
+    it has none, a name's), trimmed to senses when a request first asks for them: trimming
+    all 120,000 entries would double the time the dictionary takes to read."""
 
     def __init__(self, meanings: dict[str, str]) -> None:
         self._meanings = meanings
