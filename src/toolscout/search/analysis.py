@@ -86,7 +86,8 @@ CJK_CHARACTERS = (
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
 )
-_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
+#: A run of Chinese, Japanese or Korean characters.
+CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
 _CJK_SPLIT = re.compile(f"([{CJK_CHARACTERS}]+)")
 
 #: Single characters of Chinese and Japanese that carry no meaning about a tool (particles,
@@ -197,7 +198,7 @@ class Analyzer:
         return sense if sense is not None and word.startswith(sense) else stem
 
     def _analyse_chunk(self, chunk: str) -> tuple[QueryTerm, ...]:
-        if not chunk.isascii() and _CJK_RUN.search(chunk):
+        if not chunk.isascii() and CJK_RUN.search(chunk):
             return self._analyse_mixed_chunk(chunk)
         if chunk.isalnum() and (chunk.islower() or _CASE_BOUNDARY.search(chunk) is None):
             # Most chunks are one plain word: no separator, apostrophe or case boundary.
@@ -297,7 +298,7 @@ _no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its
 
 
 def _is_cjk(term: str) -> bool:
-    return not term.isascii() and _CJK_RUN.match(term) is not None
+    return not term.isascii() and CJK_RUN.match(term) is not None
 
 
 def normalize(text: str) -> str:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from toolscout.catalog.tool import Tool
 from toolscout.errors import SearchConfigError
-from toolscout.search.analysis import CJK_CHARACTERS, identifier_words, single_words
+from toolscout.search.analysis import CJK_RUN, identifier_words, single_words
 from toolscout.search.base import RankedCandidates, SearchEngine
 from toolscout.search.bm25 import BM25Engine, BM25Options
 from toolscout.search.embedders import (
@@ -55,17 +55,14 @@ def latin_share(text: str) -> float:
     return latin / (latin + other) if latin + other else 1.0
 
 
-_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
-
-
 def latin_part(query: str) -> str:
     """What an English model can read of `query`: the query without its runs of Chinese,
     Japanese or Korean characters, when a word in another script is left (the English glosses
     that `toolscout.search.glosses` gives a request in Chinese, a product name); otherwise the
     query as it is. To such a model those characters are noise that blurs the rest."""
-    if query.isascii() or not _CJK_RUN.search(query):
+    if query.isascii() or not CJK_RUN.search(query):
         return query
-    rest = " ".join(_CJK_RUN.sub(" ", query).split())
+    rest = " ".join(CJK_RUN.sub(" ", query).split())
     return rest if any(character.isalpha() for character in rest) else query
 
 
