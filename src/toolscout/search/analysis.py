@@ -280,7 +280,7 @@ def single_words(query_terms: Iterable[QueryTerm], *, ascii_only: bool = False) 
     CJK characters to leave out."""
     words = [query_term for query_term in query_terms if _no_separator(query_term.term)]
     if not ascii_only and not "".join([query_term.term for query_term in words]).isascii():
-        words = [query_term for query_term in words if not _is_cjk(query_term.term)]
+        words = [query_term for query_term in words if not is_cjk(query_term.term)]
     return words
 
 
@@ -290,14 +290,15 @@ def word_pairs(terms: Sequence[str]) -> list[str]:
     `current weather`, `area triangl`."""
     words = [term for term in terms if _no_separator(term)]
     if not "".join(words).isascii():  # one pass in C: most tool text is ASCII
-        words = [term for term in words if not _is_cjk(term)]
+        words = [term for term in words if not is_cjk(term)]
     return [f"{first} {second}" for first, second in itertools.pairwise(words)]
 
 
 _no_separator = _SEPARATOR_CHARACTERS.isdisjoint  # a whole identifier keeps its separators
 
 
-def _is_cjk(term: str) -> bool:
+def is_cjk(term: str) -> bool:
+    """Whether an analysed term is made of CJK characters (one, or a pair)."""
     return not term.isascii() and CJK_RUN.match(term) is not None
 
 

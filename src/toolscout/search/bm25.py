@@ -34,6 +34,7 @@ from toolscout.search.analysis import (
     MAX_FIELD_CHARS,
     Analyzer,
     QueryTerm,
+    is_cjk,
     single_words,
     word_pairs,
 )
@@ -70,6 +71,10 @@ DEFAULT_FIELD_WEIGHTS: Mapping[Field, float] = MappingProxyType(
 # A query of this many words (stopwords aside) is held to the full `score_scale`; chosen
 # on the BFCL dev split with short queries' recall in view.
 _FULL_LENGTH_QUERY = 9
+
+#: CJK terms are weighed by their rarity among the tools with CJK text, counted as at least
+#: this many tools (see `_weigh_cjk_terms_among_their_tools`).
+CJK_TOOLS_FLOOR = 10
 
 # Query terms whose matches an index remembers (see `_MatchCache`).
 _MATCHES_CACHE_LIMIT = 100_000
@@ -611,7 +616,8 @@ class BM25Engine(SearchEngine):
         )
         matrix = _Columns.from_cells(distinct_cells, main_weights + extra_weights, n_tools, n_terms)
         document_frequency = np.diff(matrix.indptr)
-        idf = np.log1p((n_tools - document_frequency + 0.5) / (document_frequency + 0.5))
+        idf = _rarity(n_tools, document_frequency)
+        _weigh_cjk_terms_among_their_tools(idf, terms, matrix.indices, document_frequency, n_tools)
         idf[document_frequency == 0] = 0.0
         # A new array: the synonym postings are read from `main_matrix`, before idf.
         matrix = dataclasses.replace(matrix, data=matrix.data * np.repeat(idf, document_frequency))
@@ -800,6 +806,32 @@ class BM25Engine(SearchEngine):
             candidates = candidates[np.sort(closest)]
         columns: list[int] = candidates.tolist()
         return columns
+
+
+def _rarity(n_tools: int, document_frequency: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """BM25's idf: how rare each term is among `n_tools` tools."""
+    return np.log1p((n_tools - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
+def _weigh_cjk_terms_among_their_tools(
+    idf: npt.NDArray[np.float64],
+    terms: list[str],
+    tool_of_entry: npt.NDArray[np.int32],
+    document_frequency: npt.NDArray[np.int64],
+    n_tools: int,
+) -> None:
+    """Give the CJK terms (characters and their pairs) the rarity they have among the tools
+    whose text has any, in place. Against a catalog described mostly in English every Chinese
+    character looks rare, "什么" (what) as rare as a tool's name: a request in Chinese, which
+    also carries English glosses, would find the tools described in Chinese by its function
+    words before the English tools that its glosses name."""
+    cjk_columns = np.array([is_cjk(term) for term in terms], dtype=bool)
+    if not cjk_columns.any():
+        return
+    cjk_tools = len(np.unique(tool_of_entry[np.repeat(cjk_columns, document_frequency)]))
+    # A handful of such tools is too few to tell a rare word from a common one.
+    among = min(max(cjk_tools, CJK_TOOLS_FLOOR), n_tools)
+    idf[cjk_columns] = _rarity(among, document_frequency[cjk_columns])
 
 
 @contextmanager
