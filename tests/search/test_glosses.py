@@ -31,6 +31,12 @@ class TestGlosses:
         assert glossed.startswith("看 (") and ";" not in glossed
         assert with_english_glosses("的了吗") == "的了吗"
 
+    def test_a_classifier_after_a_number_brings_no_sense(self) -> None:
+        # 次 is "next in sequence", and counts times; 张 is "to open up", and counts sheets.
+        assert with_english_glosses("十次") == "十次 (ten)"
+        assert with_english_glosses("3 张图片") == "3 张图片 (picture; photograph)"
+        assert with_english_glosses("张") == "张 (to open up)"
+
     def test_a_sense_ends_before_its_references_to_other_words(self) -> None:
         # "Shanghai municipality, central east China, abbr. to 滬|沪[Hu4]"
         assert with_english_glosses("上海") == "上海 (Shanghai municipality, central east China)"

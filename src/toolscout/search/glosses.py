@@ -11,8 +11,9 @@ Chinese words.
 Words are found by longest match against the dictionary's headwords, simplified and
 traditional. A word of two characters or more brings its first three senses; a single
 character is ambiguous ("看": to look after, to see, to read), so it brings its first sense
-only, and the particles of `CJK_STOPWORDS` none. Where a word is both a common word and a
-name ("新建": newly built, and a county), the common word's senses are taken.
+only, and the particles of `CJK_STOPWORDS` none, nor a classifier after a number ("十次", ten
+times: not "next in sequence"). Where a word is both a common word and a name ("新建": newly
+built, and a county), the common word's senses are taken.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ WORD_SENSES = 3
 CHARACTER_SENSES = 1
 #: The longest word looked up: longer headwords are idioms and names of things no tool does.
 MAX_WORD_CHARACTERS = 8
+#: Characters after which a classifier counts things ("三张图片", three pictures), as digits do:
+#: numerals, "how many", "each" and "this" / "that" / "which".
+COUNTING_CHARACTERS = frozenset("一二两三四五六七八九十百千万几每这那哪某")
 
 # Han ideographs (the CJK unified blocks and compatibility ideographs). Japanese writes them
 # too, among kana, with senses of its own: a request with kana is left as it is.
@@ -70,6 +74,11 @@ class _Glossary:
         self._meanings = meanings
         self._glosses: dict[str, str | None] = {}
 
+    def is_classifier(self, character: str) -> bool:
+        """Whether the dictionary gives `character` a use as a classifier (张: "classifier for
+        flat objects, sheet")."""
+        return "classifier for" in self._meanings.get(character, "")
+
     def gloss(self, word: str) -> str | None:
         """The senses `word` brings, if the dictionary has it and any of its senses says
         what it means."""
@@ -92,25 +101,41 @@ def with_english_glosses(request: str) -> str:
     if request.isascii() or not _han_run().search(request) or _KANA.search(request):
         return request
     glossary = _load_glossary()
-    senses = [gloss for run in _han_run().findall(request) for gloss in _glosses(run, glossary)]
+    senses = [
+        gloss
+        for run in _han_run().finditer(request)
+        for gloss in _glosses(run.group(), glossary, counted=_after_digits(request, run.start()))
+    ]
     return f"{request} ({'; '.join(senses)})" if senses else request
 
 
-def _glosses(run: str, glossary: _Glossary) -> Iterator[str]:
+def _after_digits(request: str, position: int) -> bool:
+    """Whether digits end just before `position`, a space apart at most ("3 张", "3张")."""
+    return request[:position].rstrip(" ")[-1:].isdigit()
+
+
+def _glosses(run: str, glossary: _Glossary, *, counted: bool) -> Iterator[str]:
     """The senses of the dictionary's words in a run of Han characters, the words found
-    longest first from left to right; characters it lacks, and the particles of
-    `CJK_STOPWORDS`, are skipped."""
+    longest first from left to right. Characters it lacks, the particles of `CJK_STOPWORDS`,
+    and a classifier that counts (after `COUNTING_CHARACTERS`, or digits when `counted`) are
+    skipped."""
     start = 0
     while start < len(run):
-        window = run[start : start + MAX_WORD_CHARACTERS]
-        for length in range(len(window), 0, -1):
-            word = window[:length]
-            if (length > 1 or word not in CJK_STOPWORDS) and (gloss := glossary.gloss(word)):
-                yield gloss
-                start += length
-                break
-        else:
-            start += 1
+        word, gloss = _longest_glossed_word(run[start : start + MAX_WORD_CHARACTERS], glossary)
+        if gloss and not (counted and len(word) == 1 and glossary.is_classifier(word)):
+            yield gloss
+        counted = COUNTING_CHARACTERS.issuperset(word)  # 十 or 二十, not the name 张三
+        start += len(word)
+
+
+def _longest_glossed_word(window: str, glossary: _Glossary) -> tuple[str, str | None]:
+    """The longest word that `window` starts with and that the dictionary glosses, with its
+    senses; or, if there is none, its first character, without."""
+    for length in range(len(window), 0, -1):
+        word = window[:length]
+        if (length > 1 or word not in CJK_STOPWORDS) and (gloss := glossary.gloss(word)):
+            return word, gloss
+    return window[0], None
 
 
 def _load_glossary() -> _Glossary:
