@@ -78,6 +78,14 @@ class TestSplitting:
                 "add a slide with the chart to the deck and save it",
                 ["add a slide with the chart to the deck", "save it"],
             ),
+            (  # a clause of context belongs to the step after it
+                "In the browser, open the checkout page, then list the network requests",
+                ["In the browser, open the checkout page", "list the network requests"],
+            ),
+            (
+                "If the build fails, post the log to #ci and open an issue",
+                ["If the build fails, post the log to #ci", "open an issue"],
+            ),
             (  # "check tomorrow's weather in Shanghai, then plan a drive from Pudong airport"
                 "查一下上海明天的天气，然后规划从浦东机场到人民广场的驾车路线",
                 ["查一下上海明天的天气", "规划从浦东机场到人民广场的驾车路线"],

@@ -4,9 +4,9 @@ Agents send whole tasks ("find the trending posts on two sites, make a word clou
 a PDF"). Ranked as one text, the need with the most words, or the rarest ones, takes every
 slot. `split_needs` cuts a request at the places people join separate steps: sentences, list
 items, semicolons, "then" / "and then" / "also", and "and" or commas followed by an action
-("..., make a word cloud"); in Chinese at 。！？；, 然后 ("then") and the like. `ToolIndex`
-searches the whole request and each need, and interleaves the rankings, so every need's best
-tools reach the top k.
+("..., make a word cloud") unless what comes before is context ("In the browser, go to...");
+in Chinese at 。！？；, 然后 ("then") and the like. `ToolIndex` searches the whole request and
+each need, and interleaves the rankings, so every need's best tools reach the top k.
 """
 
 from __future__ import annotations
@@ -42,6 +42,14 @@ ACTION_WORDS: frozenset[str] = frozenset(
     schedule scroll search select send set share show sort start stop store summarise
     summarize sync take tell track transcribe transfer translate tweet update upload validate
     verify view visit visualise visualize wait watch write""".split()  # noqa: SIM905
+)
+
+#: Words that open a clause of context rather than a step ("In the browser, go to the
+#: checkout page", "If the build fails, post the log"): such a clause, first in its step,
+#: belongs to the action after it.
+CONTEXT_OPENERS: frozenset[str] = frozenset(
+    """in on at for from using with within inside after before during via if when once
+    while""".split()  # noqa: SIM905
 )
 
 # Quoted text is one piece: what a user quotes is a name or a message, never two needs.
@@ -164,8 +172,13 @@ def is_step_list(needs: Sequence[str]) -> bool:
 
 
 def _opens_with_action(text: str) -> bool:
+    return _first_word(text) in ACTION_WORDS
+
+
+def _first_word(text: str) -> str:
+    """The first word of `text`, casefolded; empty without one."""
     first = _WORD.search(text)
-    return first is not None and first.group().casefold() in ACTION_WORDS
+    return first.group().casefold() if first is not None else ""
 
 
 def _may_have_step_breaks(text: str) -> bool:
@@ -182,14 +195,17 @@ def _may_have_step_breaks(text: str) -> bool:
 
 
 def _clauses(step: str) -> list[str]:
-    """A step cut where a comma or "and" is followed by an action word."""
+    """A step cut where a comma or "and" is followed by an action word, but not after a first
+    clause of context ("In the browser, go to...")."""
     # With its group, the split keeps each separator between the pieces it separated.
     pieces = _CLAUSE_BREAKS.split(step)
     clauses = [pieces[0]]
+    context = _first_word(pieces[0]) in CONTEXT_OPENERS
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-        if _opens_with_action(piece):
+        if _opens_with_action(piece) and not context:
             clauses.append(piece)
         else:
+            context = context and not _opens_with_action(piece)
             clauses[-1] += separator + piece  # not a new step: the text as it was
     return clauses
 
