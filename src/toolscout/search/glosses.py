@@ -110,8 +110,8 @@ def with_english_glosses(request: str) -> str:
 
 
 def _after_digits(request: str, position: int) -> bool:
-    """Whether digits end just before `position`, a space apart at most ("3 张", "3张")."""
-    return request[:position].rstrip(" ")[-1:].isdigit()
+    """Whether a digit ends just before `position`, a space apart at most ("3 张", "3张")."""
+    return request[max(position - 2, 0) : position].rstrip(" ")[-1:].isdigit()
 
 
 def _glosses(run: str, glossary: _Glossary, *, counted: bool) -> Iterator[str]:
