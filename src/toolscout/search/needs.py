@@ -202,10 +202,11 @@ def _clauses(step: str) -> list[str]:
     clauses = [pieces[0]]
     context = _first_word(pieces[0]) in CONTEXT_OPENERS
     for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-        if _opens_with_action(piece) and not context:
+        action = _opens_with_action(piece)
+        if action and not context:
             clauses.append(piece)
         else:
-            context = context and not _opens_with_action(piece)
+            context = context and not action
             clauses[-1] += separator + piece  # not a new step: the text as it was
     return clauses
 
